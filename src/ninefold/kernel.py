@@ -1,0 +1,311 @@
+"""The hot core: bitboards, move generation, random playouts and perft in numba.
+
+Nothing here knows about `Board` objects except `from_board`; everything else
+is integers and one small int64 array per position (the *state*):
+
+    [0:9]   X's cells in each small board, a 9-bit mask per board
+    [9:18]  O's cells in each small board
+    [18]    small boards owned by X (9-bit mask);  [19] owned by O
+    [20]    closed small boards (no move may go there)
+    [21]    the board the side to move is sent to, -1 for a free move
+    [22]    side to move: 0 = X, 1 = O
+    [23]    result: -1 running, 0 draw, 1 X won, 2 O won
+
+Moves are actions ``9 * board + cell``. The rules options arrive as the bit
+flags of `ninefold.rules.Rules.flags`. `ninefold.rules` is the readable
+reference; tests check that both agree at every ply of many random games.
+
+Functions are compiled with ``cache=True`` so that a second process starts
+fast; none is recursive (numba's cache breaks on recursive functions, numba
+issue 6061), so perft walks an explicit stack.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numba import njit
+
+from ninefold.rules import FLAG_COUNT_FULL, FLAG_OPEN_BOARDS, FLAG_WIN_FIVE, LINES
+
+if TYPE_CHECKING:
+    from ninefold.rules import Board
+
+X_CELLS, O_CELLS, BIG, CLOSED, FORCED, SIDE, RESULT = 0, 9, 18, 20, 21, 22, 23
+STATE_SIZE = 24
+FULL = 0x1FF
+RUNNING = -1
+
+
+def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    win = np.zeros(512, np.int64)
+    popcount = np.zeros(512, np.int64)
+    nth = np.zeros((512, 9), np.int64)  # nth[mask, r] = index of the r-th set bit
+    line_masks = [sum(1 << i for i in line) for line in LINES]
+    for m in range(512):
+        win[m] = any(m & lm == lm for lm in line_masks)
+        bits = [i for i in range(9) if m >> i & 1]
+        popcount[m] = len(bits)
+        for r, i in enumerate(bits):
+            nth[m, r] = i
+    return win, popcount, nth
+
+
+WIN, POPCOUNT, NTH = _tables()
+
+
+# --- positions ---------------------------------------------------------------------
+
+
+def new_state() -> np.ndarray:
+    """The empty board, X to move anywhere."""
+    s = np.zeros(STATE_SIZE, np.int64)
+    s[FORCED] = -1
+    s[RESULT] = RUNNING
+    return s
+
+
+def from_board(board: Board) -> np.ndarray:
+    """The kernel state of a `ninefold.Board`."""
+    s = new_state()
+    for i, mark in enumerate(board.cells):
+        if mark is not None:
+            s[9 * int(mark) + i // 9] |= 1 << (i % 9)
+    for b, owner in enumerate(board.owners):
+        if owner is not None:
+            s[BIG + int(owner)] |= 1 << b
+    s[CLOSED] = sum(1 << b for b in range(9) if board.is_closed(b))
+    s[FORCED] = -1 if board.target is None else board.target
+    s[SIDE] = int(board.turn)
+    outcome = board.outcome()
+    if outcome is not None:
+        s[RESULT] = 0 if outcome.winner is None else 1 + int(outcome.winner)
+    return s
+
+
+@njit(cache=True, inline="always")
+def play(s: np.ndarray, b: int, c: int, flags: int) -> None:
+    """Play cell `c` of board `b` for the side to move (the move must be legal)."""
+    side = s[SIDE]
+    s[SIDE] = side ^ 1
+    i = 9 * side + b
+    mine = s[i] | (1 << c)
+    s[i] = mine
+    bit = 1 << b
+    if WIN[mine] and not ((s[BIG] | s[BIG + 1]) & bit):
+        big = s[BIG + side] | bit
+        s[BIG + side] = big
+        if flags & FLAG_WIN_FIVE:
+            if POPCOUNT[big] >= 5:
+                s[RESULT] = side + 1
+                return
+        elif WIN[big]:
+            s[RESULT] = side + 1
+            return
+        if not flags & FLAG_OPEN_BOARDS:
+            s[CLOSED] |= bit
+    if (mine | s[9 * (side ^ 1) + b]) == FULL:
+        s[CLOSED] |= bit
+    closed = s[CLOSED]
+    if closed == FULL:
+        result = 0
+        if flags & FLAG_COUNT_FULL:
+            nx, no = POPCOUNT[s[BIG]], POPCOUNT[s[BIG + 1]]
+            result = 1 if nx > no else 2 if no > nx else 0
+        s[RESULT] = result
+        return
+    s[FORCED] = -1 if (closed >> c) & 1 else c
+
+
+@njit(cache=True, inline="always")
+def empty_cells(s: np.ndarray, b: int) -> int:
+    return ~(s[b] | s[9 + b]) & FULL
+
+
+@njit(cache=True, inline="always")
+def playable_boards(s: np.ndarray) -> int:
+    """Mask of the boards the side to move may play in (0 when the game is over)."""
+    if s[RESULT] >= 0:
+        return 0
+    f = s[FORCED]
+    return (1 << f) if f >= 0 else (~s[CLOSED] & FULL)
+
+
+@njit(cache=True)
+def legal_actions(s: np.ndarray) -> np.ndarray:
+    """The legal actions, ascending."""
+    out = np.empty(81, np.int64)
+    n = 0
+    boards = playable_boards(s)
+    for b in range(9):
+        if boards >> b & 1:
+            e = empty_cells(s, b)
+            for c in range(9):
+                if e >> c & 1:
+                    out[n] = 9 * b + c
+                    n += 1
+    return out[:n]
+
+
+@njit(cache=True, inline="always")
+def count_moves(s: np.ndarray) -> int:
+    boards = playable_boards(s)
+    n = 0
+    while boards:
+        b = NTH[boards, 0]
+        boards &= boards - 1
+        n += POPCOUNT[empty_cells(s, b)]
+    return n
+
+
+# --- random numbers: xorshift64, as fast as it gets ---------------------------------
+
+_S13, _S7, _S17, _S32 = np.uint64(13), np.uint64(7), np.uint64(17), np.uint64(32)
+
+
+@njit(cache=True, inline="always")
+def xorshift(x: np.uint64) -> np.uint64:
+    x ^= x << _S13
+    x ^= x >> _S7
+    x ^= x << _S17
+    return x
+
+
+@njit(cache=True, inline="always")
+def below(x: np.uint64, n: int) -> int:
+    """A number in [0, n) from the high bits of `x` (Lemire's multiply-shift)."""
+    return np.int64(((x >> _S32) * np.uint64(n)) >> _S32)
+
+
+def make_rng(seed: int) -> np.ndarray:
+    """A generator state (a one-element uint64 array) from any integer.
+
+    The state lives in an array so that numba never sees it as a signed
+    Python int (an arithmetic shift would spoil the generator).
+    """
+    return np.array([(seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % (1 << 64) or 1], np.uint64)
+
+
+@njit(cache=True, inline="always")
+def random_move(s: np.ndarray, rng: np.uint64) -> tuple[int, int, np.uint64]:
+    """A legal move uniform among all legal moves: (board, cell, rng)."""
+    rng = xorshift(rng)
+    f = s[FORCED]
+    if f >= 0:
+        e = empty_cells(s, f)
+        return f, NTH[e, below(rng, POPCOUNT[e])], rng
+    boards = ~s[CLOSED] & FULL
+    total = 0
+    o = boards
+    while o:
+        total += POPCOUNT[empty_cells(s, NTH[o, 0])]
+        o &= o - 1
+    r = below(rng, total)
+    o = boards
+    while True:
+        b = NTH[o, 0]
+        e = empty_cells(s, b)
+        k = POPCOUNT[e]
+        if r < k:
+            return b, NTH[e, r], rng
+        r -= k
+        o &= o - 1
+
+
+@njit(cache=True)
+def random_playout(s: np.ndarray, flags: int, rng: np.ndarray) -> tuple[int, int]:
+    """Play uniformly random moves on `s` (changed in place) to the end.
+
+    `rng` is a one-element uint64 array holding the generator's state, updated
+    in place. Returns (result, plies played).
+    """
+    x = rng[0]
+    plies = 0
+    while s[RESULT] < 0:
+        b, c, x = random_move(s, x)
+        play(s, b, c, flags)
+        plies += 1
+    rng[0] = x
+    return s[RESULT], plies
+
+
+@njit(cache=True)
+def playout_batch(start: np.ndarray, flags: int, games: int, rng: np.ndarray) -> tuple[np.ndarray, int]:
+    """`games` random playouts from `start`: (counts of results draw/X/O, total plies)."""
+    counts = np.zeros(3, np.int64)
+    s = np.empty_like(start)
+    plies = 0
+    for _ in range(games):
+        s[:] = start
+        result, n = random_playout(s, flags, rng)
+        counts[result] += 1
+        plies += n
+    return counts, plies
+
+
+@njit(cache=True)
+def perft(start: np.ndarray, depth: int, flags: int) -> int:
+    """Leaf positions exactly `depth` plies from `start`; a finished game stops the count."""
+    if depth <= 0:
+        return 1
+    if start[RESULT] >= 0:
+        return 0
+    if depth == 1:
+        return count_moves(start)
+    # One state per level in a flat array; level k's state starts at k * STATE_SIZE.
+    stack = np.empty(depth * STATE_SIZE, start.dtype)
+    boards = np.zeros(depth, np.int64)  # boards still to expand at each level
+    cells = np.zeros(depth, np.int64)  # cells still to play in the current board
+    current = np.zeros(depth, np.int64)  # the current board at each level
+    stack[:STATE_SIZE] = start
+    boards[0] = playable_boards(start)
+    total = 0
+    level = 0
+    while level >= 0:
+        if cells[level] == 0:
+            if boards[level] == 0:
+                level -= 1
+                continue
+            b = NTH[boards[level], 0]
+            boards[level] &= boards[level] - 1
+            current[level] = b
+            cells[level] = empty_cells(stack[level * STATE_SIZE :], b)
+            continue
+        c = NTH[cells[level], 0]
+        cells[level] &= cells[level] - 1
+        parent = level * STATE_SIZE
+        for k in range(STATE_SIZE):
+            stack[parent + STATE_SIZE + k] = stack[parent + k]
+        child = stack[parent + STATE_SIZE : parent + 2 * STATE_SIZE]
+        play(child, current[level], c, flags)
+        if child[RESULT] >= 0:
+            continue
+        if level + 2 == depth:
+            total += count_moves(child)
+            continue
+        level += 1
+        boards[level] = playable_boards(child)
+        cells[level] = 0
+    return total
+
+
+# --- measurement ---------------------------------------------------------------------
+
+
+def bench(seconds: float = 3.0, flags: int = 0, seed: int = 1) -> dict[str, float]:
+    """Random playouts per second from the empty board, on one core."""
+    start = new_state()
+    rng = make_rng(seed)
+    playout_batch(start, flags, 16, rng)  # compile (or load from cache) outside the clock
+    games = plies = 0
+    t0 = time.perf_counter()
+    while True:
+        _, n = playout_batch(start, flags, 4096, rng)
+        games += 4096
+        plies += n
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            break
+    return {"playouts_per_s": games / elapsed, "moves_per_s": plies / elapsed}
