@@ -47,6 +47,10 @@ class Mark(enum.IntEnum):
     X = 0
     O = 1  # noqa: E741 - the game's own name for the second player
 
+    def __bool__(self) -> bool:
+        # X is 0, but a mark is never "nothing": `cell or "."` must keep X.
+        return True
+
     @property
     def other(self) -> Mark:
         return Mark.O if self is Mark.X else Mark.X
