@@ -40,9 +40,9 @@ RUNNING = -1
 
 
 def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    win = np.zeros(512, np.int64)
-    popcount = np.zeros(512, np.int64)
-    nth = np.zeros((512, 9), np.int64)  # nth[mask, r] = index of the r-th set bit
+    win = np.zeros(512, np.uint8)  # win[mask]: the mask holds three in a row
+    popcount = np.zeros(512, np.uint8)  # popcount[mask]: set bits
+    nth = np.zeros((512, 9), np.uint8)  # nth[mask, r]: index of the r-th set bit
     line_masks = [sum(1 << i for i in line) for line in LINES]
     for m in range(512):
         win[m] = any(m & lm == lm for lm in line_masks)
@@ -53,7 +53,12 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return win, popcount, nth
 
 
-WIN, POPCOUNT, NTH = _tables()
+# The tables are uint8 on purpose: an unsigned index lets LLVM drop numba's
+# negative-index check, which is worth about 10% of playout speed. Beware
+# that numba makes uint8 - uint8 a uint64 (it wraps below zero): use
+# POPCOUNT, the int64 copy, wherever counts are subtracted.
+WIN, POPCOUNT8, NTH = _tables()
+POPCOUNT = POPCOUNT8.astype(np.int64)
 
 
 # --- positions ---------------------------------------------------------------------
@@ -86,37 +91,43 @@ def from_board(board: Board) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def play(s: np.ndarray, b: int, c: int, flags: int) -> None:
-    """Play cell `c` of board `b` for the side to move (the move must be legal)."""
-    side = s[SIDE]
-    s[SIDE] = side ^ 1
-    i = 9 * side + b
-    mine = s[i] | (1 << c)
-    s[i] = mine
+def play_at(buf: np.ndarray, o: int, b: int, c: int, flags: int) -> None:
+    """`play` on the state stored at offset `o` of a flat buffer of states."""
+    side = buf[o + SIDE] & 1  # the mask tells the compiler it is 0 or 1 (no index checks)
+    buf[o + SIDE] = side ^ 1
+    i = o + 9 * side + b
+    mine = buf[i] | (1 << c)
+    buf[i] = mine
     bit = 1 << b
-    if WIN[mine] and not ((s[BIG] | s[BIG + 1]) & bit):
-        big = s[BIG + side] | bit
-        s[BIG + side] = big
+    if WIN[mine] and not ((buf[o + BIG] | buf[o + BIG + 1]) & bit):
+        big = buf[o + BIG + side] | bit
+        buf[o + BIG + side] = big
         if flags & FLAG_WIN_FIVE:
-            if POPCOUNT[big] >= 5:
-                s[RESULT] = side + 1
+            if POPCOUNT8[big] >= 5:
+                buf[o + RESULT] = side + 1
                 return
         elif WIN[big]:
-            s[RESULT] = side + 1
+            buf[o + RESULT] = side + 1
             return
         if not flags & FLAG_OPEN_BOARDS:
-            s[CLOSED] |= bit
-    if (mine | s[9 * (side ^ 1) + b]) == FULL:
-        s[CLOSED] |= bit
-    closed = s[CLOSED]
+            buf[o + CLOSED] |= bit
+    if (mine | buf[o + 9 * (side ^ 1) + b]) == FULL:
+        buf[o + CLOSED] |= bit
+    closed = buf[o + CLOSED]
     if closed == FULL:
         result = 0
         if flags & FLAG_COUNT_FULL:
-            nx, no = POPCOUNT[s[BIG]], POPCOUNT[s[BIG + 1]]
+            nx, no = POPCOUNT8[buf[o + BIG]], POPCOUNT8[buf[o + BIG + 1]]
             result = 1 if nx > no else 2 if no > nx else 0
-        s[RESULT] = result
+        buf[o + RESULT] = result
         return
-    s[FORCED] = -1 if (closed >> c) & 1 else c
+    buf[o + FORCED] = -1 if (closed >> c) & 1 else c
+
+
+@njit(cache=True, inline="always")
+def play(s: np.ndarray, b: int, c: int, flags: int) -> None:
+    """Play cell `c` of board `b` for the side to move (the move must be legal)."""
+    play_at(s, 0, b, c, flags)
 
 
 @njit(cache=True, inline="always")
@@ -150,14 +161,25 @@ def legal_actions(s: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def count_moves(s: np.ndarray) -> int:
-    boards = playable_boards(s)
+def count_moves_at(buf: np.ndarray, o: int) -> int:
+    """How many legal moves the state at offset `o` of a flat buffer has."""
+    if buf[o + RESULT] >= 0:
+        return 0
+    f = buf[o + FORCED]
+    if f >= 0:
+        return POPCOUNT8[~(buf[o + f] | buf[o + 9 + f]) & FULL]
+    boards = ~buf[o + CLOSED] & FULL
     n = 0
     while boards:
         b = NTH[boards, 0]
         boards &= boards - 1
-        n += POPCOUNT[empty_cells(s, b)]
+        n += POPCOUNT8[~(buf[o + b] | buf[o + 9 + b]) & FULL]
     return n
+
+
+@njit(cache=True, inline="always")
+def count_moves(s: np.ndarray) -> int:
+    return count_moves_at(s, 0)
 
 
 # --- random numbers: xorshift64, as fast as it gets ---------------------------------
@@ -195,19 +217,19 @@ def random_move(s: np.ndarray, rng: np.uint64) -> tuple[int, int, np.uint64]:
     f = s[FORCED]
     if f >= 0:
         e = empty_cells(s, f)
-        return f, NTH[e, below(rng, POPCOUNT[e])], rng
+        return f, NTH[e, below(rng, POPCOUNT8[e])], rng
     boards = ~s[CLOSED] & FULL
     total = 0
     o = boards
     while o:
-        total += POPCOUNT[empty_cells(s, NTH[o, 0])]
+        total += POPCOUNT8[empty_cells(s, NTH[o, 0])]
         o &= o - 1
     r = below(rng, total)
     o = boards
     while True:
         b = NTH[o, 0]
         e = empty_cells(s, b)
-        k = POPCOUNT[e]
+        k = POPCOUNT8[e]
         if r < k:
             return b, NTH[e, r], rng
         r -= k
@@ -232,7 +254,9 @@ def random_playout(s: np.ndarray, flags: int, rng: np.ndarray) -> tuple[int, int
 
 
 @njit(cache=True)
-def playout_batch(start: np.ndarray, flags: int, games: int, rng: np.ndarray) -> tuple[np.ndarray, int]:
+def playout_batch(
+    start: np.ndarray, flags: int, games: int, rng: np.ndarray
+) -> tuple[np.ndarray, int]:
     """`games` random playouts from `start`: (counts of results draw/X/O, total plies)."""
     counts = np.zeros(3, np.int64)
     s = np.empty_like(start)
@@ -264,6 +288,7 @@ def perft(start: np.ndarray, depth: int, flags: int) -> int:
     total = 0
     level = 0
     while level >= 0:
+        o = level * STATE_SIZE
         if cells[level] == 0:
             if boards[level] == 0:
                 level -= 1
@@ -271,22 +296,21 @@ def perft(start: np.ndarray, depth: int, flags: int) -> int:
             b = NTH[boards[level], 0]
             boards[level] &= boards[level] - 1
             current[level] = b
-            cells[level] = empty_cells(stack[level * STATE_SIZE :], b)
+            cells[level] = ~(stack[o + b] | stack[o + 9 + b]) & FULL
             continue
         c = NTH[cells[level], 0]
         cells[level] &= cells[level] - 1
-        parent = level * STATE_SIZE
+        child = o + STATE_SIZE
         for k in range(STATE_SIZE):
-            stack[parent + STATE_SIZE + k] = stack[parent + k]
-        child = stack[parent + STATE_SIZE : parent + 2 * STATE_SIZE]
-        play(child, current[level], c, flags)
-        if child[RESULT] >= 0:
+            stack[child + k] = stack[o + k]
+        play_at(stack, child, current[level], c, flags)
+        if stack[child + RESULT] >= 0:
             continue
         if level + 2 == depth:
-            total += count_moves(child)
+            total += count_moves_at(stack, child)
             continue
         level += 1
-        boards[level] = playable_boards(child)
+        boards[level] = playable_boards(stack[child : child + STATE_SIZE])
         cells[level] = 0
     return total
 
