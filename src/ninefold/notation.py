@@ -365,7 +365,8 @@ def write_game(game: Game) -> str:
     lines = [f'[{k} "{_escape(v)}"]' for k, v in game.tags.items()]
     start = game.start_board() if "Position" in game.tags else None
     first_mark = start.turn if start else Mark.X
-    number = (start.ply if start else 0)
+    # A position has no history: its marks count the plies played before it.
+    number = 81 - start.cells.count(None) if start else 0
     words: list[str] = []
     for i, move in enumerate(game.moves):
         mover = Mark((first_mark + i) % 2)
@@ -375,7 +376,7 @@ def write_game(game: Game) -> str:
             words.append(f"{(number + i) // 2 + 1}...")
         words.append(move_text(move))
         if i in game.comments:
-            words.append("{" + game.comments[i].replace("}", ")") + "}")
+            words.append("{" + _one_line(game.comments[i].replace("}", ")")) + "}")
     words.append(game.result)
     body, line = [], ""
     for word in words:
@@ -393,8 +394,16 @@ def write_games(games: Iterable[Game], out: TextIO) -> None:
         out.write(write_game(game) + "\n\n")
 
 
+# Every character str.splitlines() breaks a line at: none may end up inside a tag or comment.
+_LINE_BREAK = re.compile("[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _one_line(text: str) -> str:
+    return _LINE_BREAK.sub(" ", text)
+
+
 def _escape(value: str) -> str:
-    return str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    return _one_line(str(value).replace("\\", "\\\\").replace('"', '\\"'))
 
 
 def _unescape(value: str) -> str:
@@ -489,6 +498,13 @@ def _check_outcome(game: Game, board: Board, where: str) -> None:
             ) from None
     else:
         termination = None
+    if termination is not None and game.result == "*":
+        raise InvalidRecordError(f"{where}: Termination {termination} but the result is *")
+    if game.result == "1/2-1/2" and termination in (
+        Termination.TIME_FORFEIT, Termination.ILLEGAL_MOVE, Termination.BOT_FAILURE,
+        Termination.RESIGNATION,
+    ):
+        raise InvalidRecordError(f"{where}: Termination {termination} needs a winner, not a draw")
     final = board.outcome()
     if final is not None:
         if game.result != final.result():

@@ -190,7 +190,7 @@ PRESETS: dict[str, Rules] = {
 class Termination(enum.Enum):
     """Why a game ended. The first four come from the rules, the rest from a referee."""
 
-    LINE = "line"  # three owned small boards in a row
+    LINE = "line"  # three in a row: owned small boards (or cells, in classic tic-tac-toe)
     FIVE_BOARDS = "five-boards"  # Tic-Tac-Ku: five owned small boards
     BOARD_COUNT = "board-count"  # no legal move left; more owned boards wins
     NO_MOVES = "no-moves"  # no legal move left and no winner: a draw
@@ -535,10 +535,13 @@ def opening_moves(code: str) -> list[Move]:
     of the next move (X, O, X, O), in the board the previous digit sent the
     mover to. Digits are 1-9 in reading order.
 
-    >>> [str(m) for m in opening_moves("55555")]
-    Traceback (most recent call last):
-    ...
-    ninefold.rules.InvalidOpeningError: opening code '55555': digit 3 ('5') plays e5 again, which X already took at move 1
+    >>> [str(m) for m in opening_moves("53271")]
+    ['f4', 'h1', 'd3', 'a7']
+    >>> try:
+    ...     opening_moves("55555")
+    ... except InvalidOpeningError as exc:
+    ...     print(exc)
+    opening code '55555': digit 3 ('5') plays e5 again, which X already took at move 1
     """
     if not isinstance(code, str):
         raise InvalidOpeningError(f"opening code must be a string of 5 digits, not {code!r}")

@@ -3,6 +3,7 @@
 See `ninefold.players.base` for the interface and spec strings.
 """
 
+from ninefold.players.alphabeta import AlphaBetaPlayer
 from ninefold.players.base import (
     REGISTRY,
     BudgetError,
@@ -15,22 +16,41 @@ from ninefold.players.base import (
     make_player,
     parse_spec,
 )
+from ninefold.players.levels import LADDER, LevelPlayer
+from ninefold.players.mcts import MCTSPlayer
+from ninefold.players.naive import NaivePlayer
+
+REGISTRY["mcts"] = (
+    MCTSPlayer,
+    {
+        "ms": float, "sims": int, "threads": int, "c": float, "policy": str, "solver": bool,
+        "reuse": bool, "nodes": int, "seed": int, "tm": str,
+    },
+)
+REGISTRY["naive"] = (NaivePlayer, {"seed": int})
+REGISTRY["alphabeta"] = (AlphaBetaPlayer, {"depth": int, "ms": float})
+REGISTRY["level"] = (LevelPlayer, {"level": int, "seed": int})
 
 __all__ = [
-    "strongest_spec",
+    "LADDER",
     "REGISTRY",
+    "AlphaBetaPlayer",
     "BudgetError",
     "GameOverError",
+    "LevelPlayer",
     "Limit",
+    "MCTSPlayer",
+    "NaivePlayer",
     "PlayResult",
     "Player",
     "PlayerSpecError",
     "RandomPlayer",
     "make_player",
     "parse_spec",
+    "strongest_spec",
 ]
 
 
 def strongest_spec() -> str:
     """The spec of the strongest player available, for `ninefold play`."""
-    return "random"
+    return "mcts"

@@ -1,0 +1,210 @@
+"""The referee: one game between two seats, each a built-in player or an external bot.
+
+The referee talks only to the `Bot` interface; each protocol's connection
+applies its own rules for time-outs and bad answers and raises `BotFault`,
+which ends the game with the reason recorded. Every external bot's process
+group is killed when the game ends, whatever happened.
+
+>>> x, o = Seat.builtin("random:seed=1"), Seat.builtin("random:seed=2")
+>>> result = play_game(x, o, rules="standard", opening="53271")
+>>> result.result in ("1-0", "0-1", "1/2-1/2"), result.moves[:4]
+(True, ['f4', 'h1', 'd3', 'a7'])
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ninefold.notation import Game, parse_move
+from ninefold.players.base import make_player
+from ninefold.protocols import (
+    Bot,
+    BotCommand,
+    BotFault,
+    Clock,
+    LocalBot,
+    TimeControl,
+    check_protocol,
+    connect,
+)
+from ninefold.rules import Board, Mark, Outcome, Termination
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who plays: a built-in player spec, or an external bot's command and protocol.
+
+    `tc` is this seat's time control; by default its protocol's platform control
+    (built-in players: the AI Games/Riddles bank, 10 s + 500 ms per move).
+    """
+
+    name: str
+    spec: str | None = None
+    command: str | None = None
+    protocol: str | None = None
+    cwd: str | None = None
+    memory_mb: int | None = None
+    cpu_s: int | None = None
+    tc: str | None = None
+
+    @classmethod
+    def builtin(cls, spec: str, name: str | None = None, tc: str | None = None) -> Seat:
+        make_player(spec)  # fail early on a bad spec
+        return cls(name=name or spec, spec=spec, tc=tc)
+
+    @classmethod
+    def external(cls, command: str, protocol: str, name: str | None = None,
+                 cwd: str | None = None, memory_mb: int | None = None,
+                 cpu_s: int | None = None, tc: str | None = None) -> Seat:
+        protocol = check_protocol(protocol)
+        if not command.strip():
+            raise ValueError("empty bot command")
+        return cls(name=name or command, command=command, protocol=protocol, cwd=cwd,
+                   memory_mb=memory_mb, cpu_s=cpu_s, tc=tc)
+
+    @classmethod
+    def parse(cls, text: str, protocol: str | None = None, **kw: Any) -> Seat:
+        """A built-in spec when no protocol is given, else an external command."""
+        if protocol:
+            return cls.external(text, protocol, **kw)
+        kw.pop("cwd", None), kw.pop("memory_mb", None), kw.pop("cpu_s", None)
+        return cls.builtin(text, **kw)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Seat:
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**known)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    @property
+    def is_external(self) -> bool:
+        return self.command is not None
+
+    def time_control(self, first_move_ms: int | None = None,
+                     slack_ms: int | None = None) -> TimeControl:
+        tc = TimeControl.for_protocol(self.protocol)
+        if self.tc:
+            tc = TimeControl.parse(self.tc, tc)
+        return tc.with_allowances(first_move_ms, slack_ms)
+
+    def bot_command(self) -> BotCommand:
+        assert self.command is not None and self.protocol is not None
+        return BotCommand(self.command, self.protocol, cwd=self.cwd,
+                          memory_mb=self.memory_mb, cpu_s=self.cpu_s)
+
+    def make_bot(self, log_path: str | Path | None = None) -> Bot:
+        if self.is_external:
+            return connect(self.bot_command(), name=self.name, log_path=log_path)
+        assert self.spec is not None
+        return LocalBot(make_player(self.spec), name=self.name)
+
+
+@dataclass
+class GameResult:
+    """A finished game, as the arena stores it."""
+
+    x: str
+    o: str
+    rules: str
+    opening: str | None
+    moves: list[str]
+    times_ms: list[float]  # one per move played by the bots (after the opening)
+    result: str
+    winner: str | None  # "x", "o" or None
+    termination: str
+    reason: str
+    started: float = field(default_factory=time.time)
+    seconds: float = 0.0
+    key: str = ""
+
+    @property
+    def outcome(self) -> Outcome:
+        winner = None if self.winner is None else Mark.X if self.winner == "x" else Mark.O
+        return Outcome(winner, Termination(self.termination))
+
+    def to_game(self, **tags: str) -> Game:
+        """The game-record (`ninefold.notation.Game`) of this game, times as comments."""
+        board = Board(self.rules, opening=self.opening)
+        first = board.ply
+        for text in self.moves[first:]:
+            board.push(parse_move(text))
+        game = Game.from_board(board, X=self.x, O=self.o)
+        game.tags["Result"] = self.result
+        game.tags["Termination"] = self.termination
+        if self.reason and self.reason != self.termination:
+            game.tags["Reason"] = self.reason
+        game.tags.update(tags)
+        for i, ms in enumerate(self.times_ms):
+            game.comments[first + i] = f"{ms:.0f} ms"
+        return game
+
+
+class Aborted(Exception):
+    """The run was interrupted; the game is not recorded."""
+
+
+def _log_path(log_dir: str | Path | None, key: str, seat: str) -> Path | None:
+    if not log_dir:
+        return None
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", seat)[:60]
+    return Path(log_dir) / safe / (re.sub(r"[^A-Za-z0-9_.-]+", "_", key or "game") + ".log")
+
+
+def play_game(x: Seat, o: Seat, *, rules: str = "standard", opening: str | None = None,
+              first_move_ms: int | None = None, slack_ms: int | None = None,
+              log_dir: str | Path | None = None, key: str = "",
+              abort: threading.Event | None = None) -> GameResult:
+    """Play one game; a bot that breaks its protocol's rules loses, with the reason."""
+    board = Board(rules, opening=opening)
+    seats = {Mark.X: x, Mark.O: o}
+    bots: dict[Mark, Bot] = {}
+    clocks: dict[Mark, Clock] = {}
+    times: list[float] = []
+    outcome: Outcome | None = None
+    reason = ""
+    t0 = time.time()
+    try:
+        for mark, seat in seats.items():
+            tc = seat.time_control(first_move_ms, slack_ms)
+            bots[mark] = seat.make_bot(_log_path(log_dir, key, f"{seat.name}-{mark.name}"))
+            clocks[mark] = Clock(tc)
+            try:
+                bots[mark].start(mark, board, tc)
+            except BotFault as fault:
+                outcome = Outcome(mark.other, fault.termination)
+                reason = f"{seat.name} ({mark}): {fault.reason}"
+                break
+        while outcome is None and not board.is_game_over():
+            if abort is not None and abort.is_set():
+                raise Aborted("interrupted")
+            mark = board.turn
+            last = board.move_stack[-1] if board.move_stack else None
+            try:
+                played = bots[mark].play(board, last, clocks[mark])
+            except BotFault as fault:
+                outcome = Outcome(mark.other, fault.termination)
+                reason = f"{seats[mark].name} ({mark}): {fault.reason}"
+                break
+            board.push(played.move)
+            times.append(float(played.info.get("ms", 0.0)))
+    finally:
+        for bot in bots.values():
+            bot.close()
+    if outcome is None:
+        outcome = board.outcome()
+        assert outcome is not None
+        reason = str(outcome.termination)
+    winner = None if outcome.winner is None else outcome.winner.name.lower()
+    return GameResult(
+        x=x.name, o=o.name, rules=board.rules.name, opening=opening,
+        moves=[str(m) for m in board.move_stack], times_ms=times, result=outcome.result(),
+        winner=winner, termination=str(outcome.termination), reason=reason, started=t0,
+        seconds=round(time.time() - t0, 3), key=key,
+    )

@@ -1,0 +1,56 @@
+"""`level:1` .. `level:10`: players for people, weakest to strongest.
+
+Each level is another player's spec (`LADDER`); the strength of each was
+measured with `benchmarks/ladder.py` (table in docs/players.md): every level
+beats the one below it by at least 100 Elo. The searching levels count
+simulations, not time, so a level is equally strong on a fast or a slow
+computer; only level 10 thinks for as long as the clock allows, up to 2 s
+a move.
+
+>>> from ninefold import Board
+>>> make_level(1).play(Board()).move in Board().legal_moves
+True
+"""
+
+from __future__ import annotations
+
+from ninefold.players.base import Limit, Player, PlayerSpecError, PlayResult, make_player
+from ninefold.rules import Board
+
+LADDER: dict[int, str] = {
+    1: "random",
+    2: "naive",
+    3: "alphabeta:depth=2",
+    4: "mcts:sims=400",
+    5: "mcts:sims=1500",
+    6: "mcts:sims=5000",
+    7: "mcts:sims=15000",
+    8: "mcts:sims=45000",
+    9: "mcts:sims=150000",
+    10: "mcts:ms=2000",
+}
+
+
+class LevelPlayer(Player):
+    """The player that level `level` names in `LADDER`."""
+
+    def __init__(self, level: int, seed: int | None = None) -> None:
+        if level not in LADDER:
+            raise PlayerSpecError(f"level must be 1-10, not {level!r}")
+        self.level = level
+        spec = LADDER[level]
+        if seed is not None and not spec.startswith(("alphabeta",)):
+            spec += ("," if ":" in spec else ":") + f"seed={seed}"
+        self.inner = make_player(spec)
+
+    def new_game(self) -> None:
+        self.inner.new_game()
+
+    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        result = self.inner.play(board, limit)
+        result.info.setdefault("level", self.level)
+        return result
+
+
+def make_level(level: int) -> LevelPlayer:
+    return LevelPlayer(level)

@@ -1,0 +1,386 @@
+"""`mcts`: UCT with MCTS-solver on the numba kernel, tree reuse and time management.
+
+Spec options (all optional)::
+
+    mcts:ms=100              think 100 ms a move (the referee's clock may cut it further)
+    mcts:sims=20000          stop after 20000 simulations
+    mcts:threads=2           two trees searched at once in two threads (root parallelism)
+    mcts:c=0.5               exploration constant of UCT (rewards are 1 / 0.5 / 0)
+    mcts:policy=win          playouts take a move that wins the game at once (``random``: never)
+    mcts:solver=off          no MCTS-solver
+    mcts:reuse=off           start every move from an empty tree
+    mcts:nodes=2000000       tree capacity per thread (two buffers of it: about 40 MB each)
+    mcts:seed=1              random seed
+
+The search itself is in `ninefold.players.mcts_tree`; this module turns a
+`Board` and a `Limit` into calls to it: it keeps the tree between moves (the
+subtree of the moves actually played), decides how long to think, and
+combines the trees of several threads.
+
+>>> from ninefold import Board
+>>> from ninefold.players import Limit, make_player
+>>> player = make_player("mcts:sims=2000,seed=1")
+>>> result = player.play(Board(), Limit())
+>>> result.move in Board().legal_moves, result.info["sims"] >= 1
+(True, True)
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from ninefold import kernel
+from ninefold.players import mcts_tree as mt
+from ninefold.players.base import BudgetError, Limit, Player, PlayResult
+from ninefold.rules import Board, Move
+
+# Defaults chosen by measurement (docs/players.md has the numbers).
+DEFAULT_C = 0.6
+DEFAULT_MS = 1000.0
+SAFETY_MS = 4.0  # stop this long before a per-move deadline (Python overhead after the search)
+BANK_RESERVE_MS = 60.0  # never plan to use the last part of a time bank
+
+
+class Tree:
+    """One search tree (flat arrays) and the position at its root."""
+
+    def __init__(self, capacity: int, seed: int) -> None:
+        self.capacity = capacity
+        self.arrays = self._alloc(capacity)
+        self.spare = self._alloc(capacity)  # compaction copies the kept subtree here
+        for a in (*self.arrays, *self.spare):
+            a.fill(0)  # touch every page now, not during a timed search
+        self.root_state: np.ndarray | None = None
+        self.rng = kernel.make_rng(seed)
+        mt.reset(*self.arrays)
+
+    @staticmethod
+    def _alloc(capacity: int) -> list[np.ndarray]:
+        return [
+            np.empty(capacity, np.int32),  # first
+            np.empty(capacity, np.int8),  # nchild
+            np.empty(capacity, np.int8),  # move
+            np.empty(capacity, np.int32),  # visits
+            np.empty(capacity, np.float64),  # wins
+            np.empty(capacity, np.int8),  # status
+            np.zeros(2, np.int64),  # meta: root, used
+        ]
+
+    @property
+    def root(self) -> int:
+        return int(self.arrays[6][mt.ROOT])
+
+    @property
+    def used(self) -> int:
+        return int(self.arrays[6][mt.USED])
+
+    def set_root(self, state: np.ndarray, actions: list[int] | None) -> bool:
+        """Move the root to `state`, reached from the old root by `actions` if known.
+
+        Keeps the subtree when possible (True), else starts an empty tree.
+        """
+        a = self.arrays
+        if self.root_state is not None and actions is not None:
+            node = self.root
+            s = self.root_state.copy()
+            for action in actions:
+                node = mt.find_child(a[0], a[1], a[2], node, action)
+                if node < 0 or s[kernel.RESULT] >= 0:
+                    break
+                kernel.play(s, action // 9, action % 9, self._flags)
+            if node >= 0 and np.array_equal(s, state):
+                a[6][mt.ROOT] = node
+                self.root_state = state.copy()
+                if self.used > self.capacity // 2:
+                    mt.compact(*a, *self.spare)
+                    self.arrays, self.spare = self.spare, self.arrays
+                return True
+        mt.reset(*a)
+        self.root_state = state.copy()
+        return False
+
+    _flags = 0
+
+    def search(self, sims: int, c: float, policy: int, solver: bool) -> int:
+        assert self.root_state is not None
+        return int(
+            mt.search(*self.arrays, self.root_state, self._flags, sims, c, policy, solver, self.rng)
+        )
+
+    def root_status(self) -> int:
+        return int(self.arrays[5][self.root])
+
+    def children(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return mt.root_children(*self.arrays)
+
+    def pv(self, limit: int = 20) -> list[int]:
+        a = self.arrays
+        return [int(x) for x in mt.principal_variation(a[0], a[1], a[2], a[3], a[5], a[6], limit)]
+
+
+@dataclass
+class Budget:
+    """When to stop one search."""
+
+    deadline: float | None  # perf_counter time, or None
+    sims: int | None
+    extend_to: float | None = None  # a later deadline allowed when the choice is unclear
+
+
+_WARM = threading.Lock()
+_warmed = False
+
+
+def warm_up() -> None:
+    """Compile the search once per process, outside any clock."""
+    global _warmed
+    with _WARM:
+        if not _warmed:
+            mt.warm_up()
+            s = kernel.new_state()
+            kernel.play(s, 4, 4, 0)  # called from Python when the tree is reused
+            _warmed = True
+
+
+class MCTSPlayer(Player):
+    """Monte Carlo tree search (UCT + MCTS-solver) on the numba kernel."""
+
+    def __init__(
+        self,
+        ms: float | None = None,
+        sims: int | None = None,
+        threads: int = 1,
+        c: float = DEFAULT_C,
+        policy: str = "win",
+        solver: bool = True,
+        reuse: bool = True,
+        nodes: int = 2_000_000,
+        seed: int | None = None,
+        tm: str = "smart",
+    ) -> None:
+        if ms is not None and ms <= 0:
+            raise BudgetError(f"ms must be positive, not {ms!r}")
+        if sims is not None and sims <= 0:
+            raise BudgetError(f"sims must be positive, not {sims!r}")
+        if not 1 <= threads <= 64:
+            raise ValueError(f"threads must be 1-64, not {threads!r}")
+        if policy not in ("random", "win"):
+            raise ValueError(f"policy must be 'random' or 'win', not {policy!r}")
+        if tm not in ("smart", "flat"):
+            raise ValueError(f"tm must be 'smart' or 'flat', not {tm!r}")
+        if nodes < 1000:
+            raise ValueError(f"nodes must be at least 1000, not {nodes!r}")
+        self.ms = ms
+        self.sims = sims
+        self.threads = threads
+        self.c = c
+        self.policy = mt.POLICY_WIN if policy == "win" else mt.POLICY_RANDOM
+        self.solver = solver
+        self.reuse = reuse
+        self.nodes = nodes
+        self.tm = tm
+        self.seed = seed if seed is not None else int.from_bytes(np.random.bytes(6), "little")
+        capacity = nodes if sims is None else min(nodes, 100 * sims + 10_000)
+        self.trees = [Tree(capacity, self.seed + 7919 * i) for i in range(threads)]
+        self._history: list[Move] | None = None
+        self._rules = None
+        self._pool: ThreadPoolExecutor | None = None
+        warm_up()
+
+    def new_game(self) -> None:
+        self._history = None  # the trees stay allocated; the next move resets them
+
+    # ---- budget
+
+    def _budget(self, board: Board, limit: Limit, start: float) -> Budget:
+        sims = min(x for x in (self.sims, limit.sims, 1 << 62) if x is not None)
+        sims = sims if sims < 1 << 62 else None
+        ms_options = [x for x in (self.ms, limit.move_ms) if x is not None]
+        extend = None
+        if limit.bank_ms is not None:
+            planned, most = self._bank_plan(board, limit)
+            ms_options.append(planned)
+            if self.tm == "smart":
+                extend = min(most, 2.5 * planned)
+                if self.ms is not None:
+                    extend = min(extend, self.ms)
+        if not ms_options and sims is None:
+            ms_options.append(DEFAULT_MS)
+        if not ms_options:
+            return Budget(None, sims)
+        ms = min(ms_options)
+        deadline = start + max(ms - SAFETY_MS, 0.5) / 1000
+        extend_to = start + max(extend - SAFETY_MS, 0.5) / 1000 if extend else None
+        if extend_to is not None and extend_to <= deadline:
+            extend_to = None
+        return Budget(deadline, sims, extend_to)
+
+    def _bank_plan(self, board: Board, limit: Limit) -> tuple[float, float]:
+        """(planned ms, most ms) for this move from a time bank.
+
+        The bank already holds this move's increment. Plan the increment plus
+        a share of the rest for the moves still to come (more early, when a
+        game has many moves left; the bank refills by the increment anyway),
+        and never plan past the bank minus a reserve.
+        """
+        bank = float(limit.bank_ms or 0.0)
+        inc = float(limit.increment_ms or 0.0)
+        empty = sum(cell is None for cell in board.cells)
+        moves_left = max(4.0, 0.5 * min(empty, 60) * 0.6)  # our moves still to play, roughly
+        usable = max(bank - BANK_RESERVE_MS, 0.0)
+        if self.tm == "flat":
+            planned = min(usable, inc + (bank - inc) / 20.0)
+        else:
+            planned = min(usable * 0.4, inc * 0.9 + max(bank - inc, 0.0) / moves_left)
+        most = min(usable * 0.5, usable)
+        return max(planned, 1.0), max(most, 1.0)
+
+    # ---- search
+
+    def _root(self, board: Board) -> None:
+        state = kernel.from_board(board)
+        actions = None
+        if (
+            self.reuse
+            and self._history is not None
+            and self._rules == board.rules
+            and board.move_stack[: len(self._history)] == self._history
+        ):
+            actions = [m.action for m in board.move_stack[len(self._history) :]]
+        for tree in self.trees:
+            tree._flags = board.rules.flags
+            tree.set_root(state, actions)
+        self._history = list(board.move_stack)
+        self._rules = board.rules
+
+    def _run(self, tree: Tree, budget: Budget, stop: threading.Event) -> int:
+        total = 0
+        chunk = 64
+        while not stop.is_set():
+            if budget.sims is not None:
+                left = budget.sims - total
+                if left <= 0:
+                    break
+                n = min(chunk, left)
+            else:
+                n = chunk
+            t0 = time.perf_counter()
+            done = tree.search(n, self.c, self.policy, self.solver)
+            t1 = time.perf_counter()
+            total += done
+            if done < n:  # root proven
+                break
+            if budget.deadline is not None:
+                left_s = budget.deadline - t1
+                if left_s <= 0:
+                    if budget.extend_to is None or not self._unclear():
+                        break
+                    budget.deadline, budget.extend_to = budget.extend_to, None
+                    left_s = budget.deadline - t1
+                per_sim = max((t1 - t0) / max(done, 1), 1e-7)
+                # chunks of about 1 ms, less near the deadline
+                chunk = int(max(8, min(left_s / 2, 0.001) / per_sim))
+                if budget.extend_to is not None and self._decided(tree, left_s / per_sim):
+                    break  # a time bank: save the time for a move where it matters
+            else:
+                chunk = min(chunk * 2, 4096)
+        return total
+
+    def _decided(self, tree: Tree, sims_left: float) -> bool:
+        """The most visited move cannot be overtaken in the time left (one tree's view)."""
+        visits = tree.children()[1]
+        if len(visits) < 2:
+            return len(visits) == 1
+        top2 = np.partition(visits, len(visits) - 2)[-2:]
+        return bool(top2[1] - top2[0] > sims_left * 1.2)
+
+    def _unclear(self) -> bool:
+        """Worth thinking longer: the most visited move is not the best valued one."""
+        actions, visits, wins = self._merged()[:3]
+        if len(actions) < 2:
+            return False
+        i = int(np.argmax(visits))
+        q = wins / np.maximum(visits, 1)
+        top = visits >= 0.3 * visits[i]
+        return bool(np.any(q[top] > q[i] + 0.02)) or visits[i] < 0.5 * visits.sum()
+
+    def _merged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Root children summed over all trees: actions, visits, wins, status."""
+        actions, visits, wins, status = self.trees[0].children()
+        if len(self.trees) == 1:
+            return actions, visits, wins, status
+        visits = visits.copy()
+        wins = wins.copy()
+        status = status.copy()
+        for tree in self.trees[1:]:
+            a2, v2, w2, s2 = tree.children()
+            if len(a2) != len(actions):
+                continue  # not expanded yet
+            visits += v2
+            wins += w2
+            status = np.where(status == mt.UNKNOWN, s2, status)
+        return actions, visits, wins, status
+
+    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        start = time.perf_counter()
+        budget = self._budget(board, limit, start)
+        self._root(board)
+        stop = threading.Event()
+        if self.threads == 1:
+            sims = self._run(self.trees[0], budget, stop)
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.threads)
+            futures = [self._pool.submit(self._run, t, budget, stop) for t in self.trees]
+            sims = sum(f.result() for f in futures)
+        actions, visits, wins, status = self._merged()
+        if len(actions) == 0:  # no time for even one expansion
+            move = next(iter(board.legal_moves))
+            return PlayResult(move, {"sims": sims, "ms": 1000 * (time.perf_counter() - start)})
+        i = _pick(visits, status)
+        move = Move.from_action(int(actions[i]))
+        value = _value(wins[i], visits[i], status[i])
+        pv = self.trees[0].pv() if self.threads == 1 else [int(actions[i])]
+        info = {
+            "sims": sims,
+            "visits": int(visits[i]),
+            "value": value,  # expected score for the side to move, 0..1
+            "proven": {mt.WIN_: "win", mt.DRAW: "draw", mt.LOSS: "loss"}.get(int(status[i])),
+            "pv": [str(Move.from_action(a)) for a in pv],
+            "ms": 1000 * (time.perf_counter() - start),
+            "nodes": sum(t.used for t in self.trees),
+        }
+        return PlayResult(move, info)
+
+    def __del__(self) -> None:
+        if getattr(self, "_pool", None) is not None:
+            self._pool.shutdown(wait=False)
+
+
+def _pick(visits: np.ndarray, status: np.ndarray) -> int:
+    """A proven win, else the most visited move that is not a proven loss."""
+    wins = np.flatnonzero(status == mt.WIN_)
+    if len(wins):
+        return int(wins[0])
+    ok = status != mt.LOSS
+    if not ok.any():
+        return int(np.argmax(visits))
+    return int(np.argmax(np.where(ok, visits, -1)))
+
+
+def _value(wins: float, visits: int, status: int) -> float:
+    if status == mt.WIN_:
+        return 1.0
+    if status == mt.LOSS:
+        return 0.0
+    if status == mt.DRAW:
+        return 0.5
+    return float(wins / visits) if visits else 0.5
+
+
+__all__ = ["MCTSPlayer", "Tree"]

@@ -1,0 +1,80 @@
+"""Bot protocols: AI Games, Riddles.io and CodinGame, each from both ends.
+
+`connect` gives the referee's end for an external bot; `runner` gives the bot's
+end, running a ninefold player on stdin/stdout (``ninefold bot``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ninefold.players.base import Player
+from ninefold.protocols.aigames import AIGamesConnection, AIGamesRunner
+from ninefold.protocols.base import (
+    Bot,
+    BotCommand,
+    BotConnection,
+    BotFault,
+    BotProcess,
+    BotRunner,
+    Clock,
+    LocalBot,
+    TimeControl,
+)
+from ninefold.protocols.codingame import CodinGameConnection, CodinGameRunner
+from ninefold.protocols.riddles import RiddlesConnection, RiddlesRunner
+
+PROTOCOLS = ("aigames", "riddles", "codingame")
+
+_CONNECTIONS: dict[str, type[BotConnection]] = {
+    "aigames": AIGamesConnection,
+    "riddles": RiddlesConnection,
+    "codingame": CodinGameConnection,
+}
+_RUNNERS: dict[str, type[BotRunner]] = {
+    "aigames": AIGamesRunner,
+    "riddles": RiddlesRunner,
+    "codingame": CodinGameRunner,
+}
+
+
+def check_protocol(name: str) -> str:
+    name = name.strip().lower()
+    if name not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {name!r}: choose one of {', '.join(PROTOCOLS)}")
+    return name
+
+
+def connect(cmd: BotCommand, name: str | None = None,
+            log_path: str | Path | None = None) -> BotConnection:
+    """The referee's end of an external bot (not started yet)."""
+    return _CONNECTIONS[check_protocol(cmd.protocol)](cmd, name=name, log_path=log_path)
+
+
+def runner(protocol: str, player: Player, **kw: Any) -> BotRunner:
+    """ninefold's `player` as a bot speaking `protocol` (stdin/stdout by default)."""
+    return _RUNNERS[check_protocol(protocol)](player, **kw)
+
+
+__all__ = [
+    "PROTOCOLS",
+    "AIGamesConnection",
+    "AIGamesRunner",
+    "Bot",
+    "BotCommand",
+    "BotConnection",
+    "BotFault",
+    "BotProcess",
+    "BotRunner",
+    "Clock",
+    "CodinGameConnection",
+    "CodinGameRunner",
+    "LocalBot",
+    "RiddlesConnection",
+    "RiddlesRunner",
+    "TimeControl",
+    "check_protocol",
+    "connect",
+    "runner",
+]

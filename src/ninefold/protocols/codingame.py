@@ -1,0 +1,121 @@
+"""The CodinGame protocol: both ends.
+
+No settings. Every turn the bot reads the opponent's last move as
+``row col`` (``-1 -1`` when it moves first), the number of valid actions and
+that many ``row col`` lines (shuffled), and answers ``row col``, optionally
+followed by a space and a message. 1000 ms for a bot's first turn, 100 ms for
+each later one; a time-out, an unreadable answer or a move not in the list
+eliminates the bot. Rows come first here, unlike the other two protocols.
+
+The protocol tells a bot only the last move, so a CodinGame bot keeps its own
+board from the empty grid: it cannot start from an opening position.
+
+>>> CodinGameConnection.parse_answer(None, "4 5 winrate 0.61 sims 9000")
+(5, 4)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+
+from ninefold.players.base import Player, PlayResult
+from ninefold.protocols.base import BotConnection, BotRunner, Clock, parse_int
+from ninefold.rules import Board, IllegalMoveError, InvalidMoveError, Mark, Move, Rules
+
+
+class CodinGameConnection(BotConnection):
+    """An external CodinGame bot, seen from the referee. The first fault
+    eliminates it (`BotConnection.play`)."""
+
+    protocol = "codingame"
+
+    def __init__(self, *args, seed: int | None = None, **kw) -> None:
+        super().__init__(*args, **kw)
+        self.rng = random.Random(seed)
+
+    def start(self, seat: Mark, board: Board, tc) -> None:
+        if board.ply:
+            raise ValueError(
+                "a CodinGame bot only learns the last move, so it cannot start from an "
+                "opening position: play CodinGame bots without openings"
+            )
+        super().start(seat, board, tc)
+
+    def _request_lines(self, board: Board, last: Move | None, told_ms: int) -> list[str]:
+        actions = [f"{m.xy[1]} {m.xy[0]}" for m in board.legal_moves]
+        self.rng.shuffle(actions)
+        head = "-1 -1" if last is None else f"{last.xy[1]} {last.xy[0]}"
+        return [head, str(len(actions)), *actions]
+
+    def parse_answer(self, line: str) -> tuple[int, int]:
+        parts = line.split(" ", 2)
+        if len(parts) < 2:
+            raise ValueError("expected 'row col'")
+        row, col = parse_int(parts[0]), parse_int(parts[1])
+        return col, row
+
+    def play(self, board: Board, last: Move | None, clock: Clock) -> PlayResult:
+        result = super().play(board, last, clock)
+        parts = result.info.get("text", "").split(" ", 2)
+        if len(parts) == 3:
+            result.info["message"] = parts[2][:200]
+        return result
+
+
+class CodinGameRunner(BotRunner):
+    """ninefold as a CodinGame bot on stdin/stdout (rules: the ``codingame`` preset)."""
+
+    protocol = "codingame"
+
+    def __init__(self, player: Player, rules: Rules | str = "codingame",
+                 first_turn_ms: float = 1000.0, turn_ms: float = 100.0, **kw) -> None:
+        super().__init__(player, rules, **kw)
+        self.first_turn_ms = first_turn_ms
+        self.turn_ms = turn_ms
+
+    def run(self) -> int:
+        self.warm_up()
+        board = Board(self.rules)
+        turn = 0
+        lines = iter(self.inp)
+        while True:
+            head = next(lines, None)
+            if head is None:
+                return 0
+            if not head.strip():
+                continue
+            try:
+                row, col = (int(v) for v in head.split()[:2])
+                count = int(next(lines).strip())
+                valid = []
+                for _ in range(count):
+                    r, c = (int(v) for v in next(lines).split()[:2])
+                    valid.append(Move.from_xy(c, r))
+            except (StopIteration, ValueError) as exc:
+                self.note(f"cannot read a turn ({exc!r}); stopping")
+                return 0
+            if row >= 0:
+                try:
+                    board.push(Move.from_xy(col, row))
+                except (IllegalMoveError, InvalidMoveError) as exc:
+                    self.note(f"opponent move {row} {col} does not fit my board: {exc}")
+            budget = self.first_turn_ms if turn == 0 else self.turn_ms
+            budget = max(1.0, budget - self.startup_ms())
+            think = max(1.0, budget * 0.55 - self.safety_ms / 2)
+            hard = max(1.0, budget * 0.8 - 5)
+            if not valid:
+                self.note("no valid action given; answering 4 4")
+                self.say("4 4")
+                continue
+            if set(valid) == set(board.legal_moves):
+                move = self.choose(board, think, hard, fallback=valid)
+            else:
+                self.note("my board differs from the valid actions: playing from the list")
+                move = self.rng.choice(valid)
+            x, y = move.xy
+            self.say(f"{y} {x}")
+            self.requests += 1
+            with contextlib.suppress(IllegalMoveError, InvalidMoveError):
+                board.push(move)
+            turn += 1

@@ -1,0 +1,96 @@
+"""Shared misbehaviours for the test bots (imported from the bot's own folder).
+
+Each bot takes a MODE argument; ``good`` plays a random legal move. The others:
+crash, crash-late, hang, garbage, flood, longline, illegal, occupied, spin,
+children, slow-once, skip-once, skip-alternate, stderr-spam, extra, decimal, silent-exit.
+PIDFILE (env) gets the pids of the bot and any children it starts.
+"""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
+SLOW = float(os.environ.get("BOT_SLOW_S", "1.5"))
+rng = random.Random(int(os.environ.get("BOT_SEED", "0")) or None)
+requests = 0
+
+
+def record_pids(*pids):
+    path = os.environ.get("PIDFILE")
+    if path:
+        with open(path, "a") as f:
+            for pid in pids:
+                f.write(f"{pid}\n")
+
+
+def setup():
+    record_pids(os.getpid())
+    if MODE == "children":
+        # a child and a double-forked grandchild, both sleeping long
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+        grand = subprocess.Popen(
+            [sys.executable, "-c",
+             "import os, time, sys\n"
+             "pid = os.fork()\n"
+             "if pid: print(pid, flush=True); sys.exit(0)\n"
+             "time.sleep(300)"],
+            stdout=subprocess.PIPE, text=True)
+        orphan = int(grand.stdout.readline())
+        grand.wait()
+        record_pids(child.pid, orphan)
+    if MODE == "spin":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    if MODE == "stderr-spam":
+        sys.stderr.write("debug " * 100000 + "\n")
+
+
+def say(line):
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def answer(good_line, bad_range_line, occupied_line):
+    """Print the answer to one move request, misbehaving as MODE says."""
+    global requests
+    requests += 1
+    n = requests
+    if MODE == "crash" or (MODE == "crash-late" and n == 3):
+        sys.exit(3)
+    if MODE == "silent-exit" and n == 2:
+        sys.exit(0)
+    if MODE == "hang":
+        time.sleep(300)
+    if MODE == "garbage":
+        return say("hello world, I am a bot")
+    if MODE == "flood":
+        junk = ("flood " * 20 + "\n") * 1000
+        for _ in range(300):
+            sys.stdout.write(junk)
+        sys.stdout.flush()
+        time.sleep(300)
+    if MODE == "longline":
+        for _ in range(200):
+            sys.stdout.write("x" * 100000)
+        sys.stdout.flush()
+        time.sleep(300)
+    if MODE == "illegal":
+        return say(bad_range_line)
+    if MODE == "occupied" and occupied_line:
+        return say(occupied_line)
+    if (MODE == "skip-alternate" and n % 2 == 1) or (MODE == "skip-once" and n == 2):
+        return None  # ignore every other request: a time-out, then a prompt retry answer
+    if MODE == "slow-once" and n == 2:
+        time.sleep(SLOW)
+    return say(good_line)
+
+
+def at_end():
+    """Input closed: a spinning bot never exits."""
+    if MODE == "spin":
+        while True:
+            pass

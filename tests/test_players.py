@@ -1,0 +1,241 @@
+"""Players: legal moves under every preset, tactics, the MCTS solver and tree, errors, specs."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from ninefold import PRESETS, Board, Move, kernel
+from ninefold.players import (
+    LADDER,
+    REGISTRY,
+    BudgetError,
+    GameOverError,
+    Limit,
+    PlayerSpecError,
+    make_player,
+    parse_spec,
+    strongest_spec,
+)
+from ninefold.players import mcts_tree as mt
+from ninefold.players.alphabeta import MATE, AlphaBetaPlayer
+from ninefold.players.analysis import Analysis, analyze
+from ninefold.players.mcts import MCTSPlayer, Tree
+
+# X owns boards 0 and 1 and has g1 h1: i1 wins the game at once.
+X_WINS_AT_I1 = "standard xxxxxxxx1/9/9/o2o2o2/1o7/5o3/o2o4o/9/9 x 2 xx......."
+# The same threat, O to move in board 6: b7 or c7 would let X win (c7 sends X to
+# board 2, b7 to the closed board 1, a free move).
+O_MUST_NOT_SEND = "standard xxxxxxxx1/9/9/o2o2o2/1o7/5o3/o2o4o/9/3x5 o 6 xx......."
+
+QUICK_SPECS = [
+    "random:seed=1",
+    "naive:seed=1",
+    "alphabeta:depth=2",
+    "mcts:sims=200,seed=1",
+    "mcts:sims=200,threads=2,seed=1",
+    "mcts:sims=200,policy=random,solver=off,reuse=off,seed=1",
+    "level:4",
+]
+
+
+def _random_board(rules: str, plies: int, seed: int) -> Board:
+    rng = random.Random(seed)
+    board = Board(rules)
+    for _ in range(plies):
+        if board.is_game_over():
+            break
+        board.push(rng.choice(list(board.legal_moves)))
+    return board
+
+
+@pytest.mark.parametrize("rules", list(PRESETS))
+@pytest.mark.parametrize("spec", QUICK_SPECS)
+def test_players_play_legal_moves_in_every_preset(rules: str, spec: str) -> None:
+    player = make_player(spec)
+    rng = random.Random(hash((rules, spec)) & 0xFFFF)
+    board = Board(rules)
+    while not board.is_game_over():
+        if board.ply % 2 == 0:
+            move = player.play(board, Limit(move_ms=20)).move
+            assert move in board.legal_moves, (spec, rules, board.position(), move)
+        else:
+            move = rng.choice(list(board.legal_moves))
+        board.push(move)
+
+
+@pytest.mark.parametrize("spec", ["naive", "alphabeta:depth=1", "mcts:sims=50", "level:3"])
+def test_takes_an_immediate_win(spec: str) -> None:
+    board = Board.from_position(X_WINS_AT_I1)
+    result = make_player(spec).play(board, Limit(move_ms=200))
+    assert result.move == Move.parse("i1")
+
+
+def test_mcts_solver_proves_the_immediate_win() -> None:
+    result = make_player("mcts:ms=200").play(Board.from_position(X_WINS_AT_I1))
+    assert result.info["proven"] == "win"
+    assert result.info["sims"] < 100  # it stops as soon as the root is proven
+
+
+@pytest.mark.parametrize("spec", ["alphabeta:depth=2", "mcts:sims=3000,seed=2"])
+def test_does_not_send_the_opponent_to_a_win(spec: str) -> None:
+    board = Board.from_position(O_MUST_NOT_SEND)
+    move = make_player(spec).play(board, Limit(move_ms=500)).move
+    assert move not in (Move.parse("b7"), Move.parse("c7"))
+
+
+def test_naive_wins_then_blocks_a_small_board() -> None:
+    board = Board()
+    for b, c in [(4, 0), (0, 4), (4, 1), (1, 4)]:
+        board.push(Move(b, c))
+    result = make_player("naive:seed=3").play(board)  # X completes the top row of board 4
+    assert result.move == Move(4, 2) and result.info["reason"] == "win board"
+    board = Board()
+    for b, c in [(3, 0), (0, 4), (4, 0), (0, 8), (8, 1), (1, 0)]:
+        board.push(Move(b, c))
+    assert board.target == 0  # O holds the centre and bottom-right of board 0
+    result = make_player("naive:seed=3").play(board)
+    assert result.move == Move(0, 0) and result.info["reason"] == "block board"
+
+
+def _solve(board: Board, depth: int) -> int:
+    """Exact value for the side to move by alpha-beta (MATE-ish for a forced win)."""
+    return AlphaBetaPlayer(depth=depth, tt_bits=16).play(board).info["value"]
+
+
+def test_solver_finds_a_forced_win_that_alphabeta_confirms() -> None:
+    found = 0
+    for seed in range(200):
+        board = _random_board("standard", 44, seed)
+        if board.is_game_over() or len(board.legal_moves) > 9:
+            continue
+        state = kernel.from_board(board)
+        if mt.winning_action(state, board.rules.flags) >= 0:
+            continue  # want a win that is not immediate
+        value = _solve(board, 12)
+        if value < MATE - 1000 or value > MATE - 3:
+            continue  # no forced win within 12 plies, or a win at once
+        result = MCTSPlayer(sims=200_000, seed=seed).play(board)
+        assert result.info["proven"] == "win", board.position()
+        after = board.copy()
+        after.push(result.move)
+        if not after.is_game_over():
+            assert _solve(after, 12) <= -(MATE - 1000), board.position()
+        found += 1
+        if found == 3:
+            break
+    assert found >= 1
+
+
+def test_tree_reuse_keeps_the_subtree_and_compaction_preserves_it() -> None:
+    board = Board()
+    tree = Tree(200_000, seed=5)
+    tree.set_root(kernel.from_board(board), None)
+    tree.search(20_000, 0.6, mt.POLICY_WIN, True)
+    a = tree.arrays
+    first_child = mt.best_child(a[0], a[1], a[3], a[5], tree.root)
+    action1 = int(a[2][first_child])
+    reply = mt.best_child(a[0], a[1], a[3], a[5], first_child)
+    action2 = int(a[2][reply])
+    expected_visits = int(a[3][reply])
+    expected = [x.copy() for x in mt.root_children(a[0], a[1], a[2], a[3], a[4], a[5],
+                                                  np.array([reply, 0], np.int64))]
+    board.push(Move.from_action(action1))
+    board.push(Move.from_action(action2))
+    used_before = tree.used
+    kept = tree.set_root(kernel.from_board(board), [action1, action2])
+    assert kept
+    assert int(tree.arrays[3][tree.root]) == expected_visits
+    got = tree.children()
+    for x, y in zip(got, expected, strict=True):
+        assert np.array_equal(x, y)
+    if used_before > tree.capacity // 2:
+        assert tree.root == 0  # it was compacted
+    # a small tree forces compaction: the statistics must survive it
+    small = Tree(10_000, seed=6)
+    small.set_root(kernel.new_state(), None)
+    small.search(3_000, 0.6, mt.POLICY_WIN, True)
+    assert small.used > small.capacity // 2
+    b2 = small.arrays
+    child = mt.best_child(b2[0], b2[1], b2[3], b2[5], small.root)
+    act = int(b2[2][child])
+    before = [x.copy() for x in mt.root_children(b2[0], b2[1], b2[2], b2[3], b2[4], b2[5],
+                                                np.array([child, 0], np.int64))]
+    s = kernel.new_state()
+    kernel.play(s, act // 9, act % 9, 0)
+    assert small.set_root(s, [act])
+    assert small.root == 0 and small.used < small.capacity // 2
+    for x, y in zip(small.children(), before, strict=True):
+        assert np.array_equal(x, y)
+    small.search(2_000, 0.6, mt.POLICY_WIN, True)  # and it keeps searching fine
+
+
+def test_mcts_player_reuses_its_tree_between_moves() -> None:
+    player = MCTSPlayer(sims=5000, seed=3)
+    board = Board()
+    first = player.play(board)
+    board.push(first.move)
+    board.push(next(iter(board.legal_moves)))
+    second = player.play(board)
+    assert second.move in board.legal_moves
+    # the reused root starts with the visits it had: more nodes than one fresh search makes
+    fresh = MCTSPlayer(sims=5000, seed=3, reuse=False).play(board)
+    assert second.info["nodes"] >= fresh.info["nodes"]
+
+
+def test_finished_game_and_empty_budget_are_clear_errors() -> None:
+    board = Board.from_position(X_WINS_AT_I1)
+    board.push(Move.parse("i1"))
+    assert board.is_game_over()
+    for spec in ("random", "naive", "alphabeta:depth=2", "mcts:sims=10", "level:5"):
+        with pytest.raises(GameOverError, match="over"):
+            make_player(spec).play(board)
+    with pytest.raises(BudgetError):
+        Limit(move_ms=0)
+    with pytest.raises(BudgetError):
+        Limit(bank_ms=-5)
+    with pytest.raises(PlayerSpecError, match="ms must be positive"):
+        make_player("mcts:ms=0")
+    with pytest.raises(PlayerSpecError, match="sims must be positive"):
+        make_player("mcts:sims=-1")
+    with pytest.raises(PlayerSpecError):
+        make_player("alphabeta:depth=0")
+    with pytest.raises(GameOverError):
+        analyze(board, sims=10)
+
+
+def test_spec_parsing() -> None:
+    assert parse_spec("mcts:sims=20000,threads=2") == ("mcts", {"sims": 20000, "threads": 2})
+    assert parse_spec("level:7") == ("level", {"level": 7})
+    assert parse_spec("alphabeta:depth=6") == ("alphabeta", {"depth": 6})
+    assert parse_spec("mcts:ms=100,solver=off") == ("mcts", {"ms": 100.0, "solver": False})
+    for name in ("random", "naive", "alphabeta", "mcts", "level"):
+        assert name in REGISTRY
+    player = make_player("mcts:ms=100")
+    assert isinstance(player, MCTSPlayer) and player.ms == 100 and player.spec == "mcts:ms=100"
+    for bad in ("", "mcts:speed=3", "mcts:sims=lots", "level:11", "level:0", "chess",
+                "mcts:policy=smart", "mcts:threads=0"):
+        with pytest.raises(PlayerSpecError):
+            make_player(bad)
+    assert set(LADDER) == set(range(1, 11))
+    make_player(strongest_spec())
+
+
+def test_time_bank_budget_is_planned_within_the_bank() -> None:
+    player = MCTSPlayer(seed=1)
+    board = Board()
+    result = player.play(board, Limit(bank_ms=300, increment_ms=50))
+    assert result.info["ms"] < 300
+
+
+def test_analysis_returns_a_dataclass() -> None:
+    result = analyze(Board.from_position(X_WINS_AT_I1), sims=500, seed=1)
+    assert isinstance(result, Analysis)
+    assert result.best == Move.parse("i1") and result.proven == "win"
+    assert result.win_probability == 1.0 and result.pv[0] == Move.parse("i1")
+    start = analyze(Board(), sims=4000, seed=1, top=5)
+    assert len(start.moves) == 5 and start.moves[0].visits >= start.moves[-1].visits
+    assert 0.3 < start.win_probability < 0.8
+    assert start.pv and start.pv[0] == start.best

@@ -1,0 +1,357 @@
+"""The three bot protocols, both ends: exact lines, parsing, time banks, and real
+subprocess bots (well-behaved and misbehaving, in tests/bots/) refereed to the end."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from ninefold.arena.referee import Seat, play_game
+from ninefold.players import make_player
+from ninefold.protocols import (
+    AIGamesConnection,
+    BotCommand,
+    Clock,
+    CodinGameConnection,
+    RiddlesConnection,
+    TimeControl,
+    runner,
+)
+from ninefold.protocols.aigames import (
+    AIGAMES,
+    RIDDLES,
+    decode_position,
+    encode_field,
+    encode_macroboard,
+)
+from ninefold.rules import Board, Mark, Move
+
+BOTS = Path(__file__).parent / "bots"
+PY = sys.executable
+
+
+def bot(protocol: str, mode: str = "good", **kw) -> Seat:
+    return Seat.external(f"{PY} {BOTS / (protocol + '_bot.py')} {mode}", protocol,
+                         name=f"{protocol}-{mode}", **kw)
+
+
+# --- the lines, exactly as protocols.md -------------------------------------------------
+
+
+def test_riddles_example_lines_exactly() -> None:
+    """The example of protocols.md: riddles, ninefold moves second after (5, 2)."""
+    board = Board()
+    board.push(Move.from_xy(5, 2))
+    conn = RiddlesConnection(BotCommand("true", "riddles"))
+    conn.seat = Mark.O
+    assert conn._setup_lines(TimeControl()) == [
+        "settings player_names player0,player1",
+        "settings your_bot player1",
+        "settings timebank 10000",
+        "settings time_per_move 500",
+        "settings your_botid 1",
+    ]
+    field = ["."] * 81
+    field[23] = "0"
+    assert conn._request_lines(board, None, 10000) == [
+        "update game round 1",
+        "update game field " + ",".join(field),
+        "update game macroboard .,.,.,.,.,.,.,.,-1",
+        "action move 10000",
+    ]
+    assert conn.parse_answer("place_move 7 6") == (7, 6)
+    assert Move.from_xy(7, 6) in board.legal_moves
+    assert Move.from_xy(7, 6).cell == 1
+
+
+def test_aigames_lines_exactly() -> None:
+    board = Board()
+    conn = AIGamesConnection(BotCommand("true", "aigames"))
+    conn.seat = Mark.X
+    assert conn._setup_lines(TimeControl()) == [
+        "settings timebank 10000",
+        "settings time_per_move 500",
+        "settings player_names player1,player2",
+        "settings your_bot player1",
+        "settings your_botid 1",
+    ]
+    assert conn._request_lines(board, None, 10000) == [
+        "update game round 1",
+        "update game move 1",
+        "update game field " + ",".join(["0"] * 81),
+        "update game macroboard " + ",".join(["-1"] * 9),
+        "action move 10000",
+    ]
+    board.push(Move.from_xy(4, 4))
+    board.push(Move.from_xy(3, 3))
+    lines = conn._request_lines(board, None, 9000)
+    assert lines[:2] == ["update game round 2", "update game move 3"]
+
+
+def test_codingame_lines() -> None:
+    board = Board("codingame")
+    conn = CodinGameConnection(BotCommand("true", "codingame"), seed=1)
+    lines = conn._request_lines(board, None, 1000)
+    assert lines[0] == "-1 -1" and lines[1] == "81" and len(lines) == 83
+    board.push(Move.from_xy(5, 2))  # row 2, col 5
+    lines = conn._request_lines(board, board.move_stack[-1], 100)
+    assert lines[0] == "2 5" and lines[1] == "9"
+    assert sorted(lines[2:]) == sorted(f"{y} {x}" for x in (6, 7, 8) for y in (6, 7, 8))
+
+
+def test_macroboard_won_drawn_and_free() -> None:
+    board = Board()
+    # X wins board 0 (cells 0, 4, 8); O plays in board 4 cells that send X back.
+    for b, c in [(4, 0), (0, 4), (4, 4), (4, 8), (8, 4), (4, 0 + 1), (1, 4), (4, 2),
+                 (2, 4), (4, 3), (3, 4), (4, 5), (5, 4), (4, 6), (6, 4), (4, 7), (7, 4)]:
+        if Move(b, c) in board.legal_moves:
+            board.push(Move(b, c))
+    macro = encode_macroboard(board, AIGAMES).split(",")
+    for b in range(9):
+        if board.owners[b] is not None:
+            assert macro[b] == AIGAMES.id_of(board.owners[b])
+        elif b in board.open_boards():
+            assert macro[b] == "-1"
+        else:
+            assert macro[b] == "0"
+
+
+@pytest.mark.parametrize("enc", [AIGAMES, RIDDLES])
+def test_decode_round_trip_random_positions(enc) -> None:
+    rng = random.Random(5)
+    for _ in range(150):
+        board = Board()
+        for _ in range(rng.randrange(0, 70)):
+            if board.is_game_over():
+                break
+            board.push(rng.choice(list(board.legal_moves)))
+        if board.is_game_over():
+            continue
+        back = decode_position(encode_field(board, enc), encode_macroboard(board, enc), enc,
+                               enc.id_of(board.turn))
+        assert set(back.legal_moves) == set(board.legal_moves)
+        assert back.cells == board.cells and back.owners == board.owners
+
+
+def test_answer_parsing() -> None:
+    aig = AIGamesConnection(BotCommand("true", "aigames"))
+    assert aig.parse_answer("place_move 3.7 4") == (3, 4)  # (int) Double.parseDouble
+    assert aig.parse_answer("place_move 3 4 trailing words") == (3, 4)
+    for bad in ("place_disc 3 4", "place_move 3", "place_move  3 4", "place_move x 4"):
+        with pytest.raises((ValueError, IndexError)):
+            aig.parse_answer(bad)
+    rid = RiddlesConnection(BotCommand("true", "riddles"))
+    assert rid.parse_answer("anything 7 6") == (7, 6)  # the verb is not checked
+    for bad in ("place_move 7 6 x", "place_move 7.0 6", "place_move 7"):
+        with pytest.raises(ValueError):
+            rid.parse_answer(bad)
+    cg = CodinGameConnection(BotCommand("true", "codingame"))
+    assert cg.parse_answer("4 5") == (5, 4)
+    assert cg.parse_answer("4 5 winrate 0.61 sims 9000") == (5, 4)
+    with pytest.raises(ValueError):
+        cg.parse_answer("45")
+
+
+# --- time -----------------------------------------------------------------------------
+
+
+def test_time_bank_arithmetic() -> None:
+    clock = Clock(TimeControl())
+    assert clock.told_ms() == 10000
+    clock.charge(300)
+    assert clock.told_ms() == 10000  # min(9700 + 500, 10000)
+    clock.charge(10000)
+    assert clock.told_ms() == 500  # max(10000 - 10000, 0) + 500
+    tc = TimeControl.parse("bank=1000,inc=200,startup=3000,slack=50")
+    clock = Clock(tc)
+    assert clock.deadline_ms() == 1000 + 3000 + 50
+    clock.charge(3200)  # start-up is not charged to the bank
+    assert clock.told_ms() == 1000 and clock.deadline_ms() == 1050
+    cg = Clock(TimeControl.for_protocol("codingame"))
+    assert cg.told_ms() == 1000
+    cg.charge(500)
+    assert cg.told_ms() == 100
+    with pytest.raises(ValueError):
+        TimeControl.parse("bank=-5")
+    with pytest.raises(ValueError):
+        TimeControl.parse("speed=3")
+
+
+def test_runner_budget_never_exceeds_bank() -> None:
+    r = runner("aigames", make_player("random"), inp=io.StringIO(""), out=io.StringIO())
+    for bank in (10000, 5000, 1000, 500, 200, 50, 10):
+        think, hard = r.bank_budget(bank, 500)
+        assert 0 < think <= hard < bank or bank <= 60
+
+
+# --- ninefold's own end, in-process --------------------------------------------------------
+
+
+def _run(protocol: str, text: str, rules: str | None = None) -> str:
+    out = io.StringIO()
+    kw = {"rules": rules} if rules else {}
+    r = runner(protocol, make_player("random:seed=3"), inp=io.StringIO(text), out=out,
+               log=io.StringIO(), **kw)
+    assert r.run() == 0
+    return out.getvalue()
+
+
+def test_runner_riddles_example() -> None:
+    field = ["."] * 81
+    field[23] = "0"
+    text = "\n".join([
+        "settings player_names player0,player1", "settings your_bot player1",
+        "settings timebank 10000", "settings time_per_move 500", "settings your_botid 1",
+        "update game round 1", "update game field " + ",".join(field),
+        "update game macroboard .,.,.,.,.,.,.,.,-1", "action move 10000",
+    ]) + "\n"
+    verb, x, y = _run("riddles", text).split()
+    assert verb == "place_move" and Move.from_xy(int(x), int(y)).board == 8
+
+
+def test_runner_aigames_first_move_and_garbage_lines() -> None:
+    text = "\n".join([
+        "settings timebank 10000", "settings time_per_move 500",
+        "settings player_names player1,player2", "settings your_bot player1",
+        "settings your_botid 1", "some nonsense line", "update game round 1",
+        "update game move 1", "update game field " + ",".join(["0"] * 81),
+        "update game macroboard " + ",".join(["-1"] * 9), "action move 10000",
+    ]) + "\n"
+    verb, x, y = _run("aigames", text).split()
+    assert verb == "place_move" and 0 <= int(x) <= 8 and 0 <= int(y) <= 8
+
+
+def test_runner_codingame_two_turns() -> None:
+    all_moves = [f"{r} {c}" for r in range(9) for c in range(9)]
+    first = "-1 -1\n81\n" + "\n".join(all_moves) + "\n"
+    out = _run("codingame", first)
+    row, col = map(int, out.split())
+    assert f"{row} {col}" in all_moves
+    # As O: the opponent played the centre; the answer must be in the centre board.
+    centre = [f"{r} {c}" for r in (3, 4, 5) for c in (3, 4, 5) if (r, c) != (4, 4)]
+    out = _run("codingame", "4 4\n8\n" + "\n".join(centre) + "\n")
+    assert out.strip() in centre
+
+
+# --- external bots, refereed --------------------------------------------------------------
+
+FAST = "bank=1000,inc=200"
+
+
+@pytest.mark.parametrize("protocol", ["aigames", "riddles", "codingame"])
+def test_good_bots_finish_games(protocol: str) -> None:
+    opening = None if protocol == "codingame" else "53271"
+    for colour in (0, 1):
+        seats = [bot(protocol, tc=FAST), Seat.builtin("random:seed=4")]
+        x, o = seats if colour == 0 else seats[::-1]
+        rules = "codingame" if protocol == "codingame" else "standard"
+        result = play_game(x, o, rules=rules, opening=opening, first_move_ms=3000, slack_ms=100)
+        assert result.termination in ("line", "no-moves", "board-count"), result.reason
+        assert len(result.times_ms) == len(result.moves) - (4 if opening else 0)
+
+
+def test_riddles_bot_meets_codingame_bot() -> None:
+    result = play_game(bot("riddles", tc=FAST), bot("codingame"), rules="standard",
+                       first_move_ms=3000, slack_ms=100)
+    assert result.termination in ("line", "no-moves"), result.reason
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+# (protocol, mode, termination, words in the reason); the bot plays X against random.
+MISBEHAVIOUR = [
+    ("aigames", "crash", "bot-failure", "exited with status 3"),
+    ("aigames", "crash-late", "bot-failure", "crashed"),
+    ("aigames", "garbage", "bot-failure", "second failure"),
+    ("aigames", "illegal", "illegal-move", "out of range"),
+    ("aigames", "occupied", "illegal-move", "illegal move"),
+    ("aigames", "hang", "time-forfeit", "time-out"),
+    ("aigames", "flood", "bot-failure", "unreadable"),
+    ("aigames", "skip-alternate", "time-forfeit", "shut off after 3 time-outs"),
+    ("riddles", "extra", "bot-failure", "3 tokens"),
+    ("riddles", "decimal", "bot-failure", "not an integer"),
+    ("riddles", "illegal", "illegal-move", "place_disc 6 1756"),
+    ("riddles", "slow-once", "time-forfeit", "time-out"),
+    ("riddles", "longline", "time-forfeit", "time-out"),
+    ("riddles", "silent-exit", "bot-failure", "status 0"),
+    ("codingame", "illegal", "illegal-move", "out of range"),
+    ("codingame", "occupied", "illegal-move", "illegal move"),
+    ("codingame", "garbage", "bot-failure", "unreadable"),
+    ("codingame", "hang", "time-forfeit", "time-out"),
+]
+
+
+@pytest.mark.parametrize(("protocol", "mode", "termination", "words"), MISBEHAVIOUR)
+def test_misbehaving_bot_loses_by_the_protocol_rule(protocol, mode, termination, words,
+                                                    tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("PIDFILE", str(tmp_path / "pids"))
+    monkeypatch.setenv("BOT_SLOW_S", "0.8")
+    tc = "turn=300,first=300" if protocol == "codingame" else "bank=300,inc=200"
+    result = play_game(bot(protocol, mode, tc=tc), Seat.builtin("random:seed=1"),
+                       first_move_ms=1500, slack_ms=100, log_dir=tmp_path, key=mode)
+    assert (result.winner, result.termination) == ("o", termination), result.reason
+    assert words in result.reason
+    pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
+    assert not any(_alive(p) for p in pids)
+
+
+def test_aigames_one_missed_answer_is_retried_not_lost(tmp_path) -> None:
+    result = play_game(bot("aigames", "skip-once", tc="bank=300,inc=200"),
+                       Seat.builtin("random:seed=1"), first_move_ms=1500, slack_ms=100,
+                       log_dir=tmp_path, key="g")
+    assert result.termination in ("line", "no-moves"), result.reason
+    log = next(tmp_path.rglob("*.log")).read_text()
+    assert "asking once more" in log
+
+
+@pytest.mark.parametrize("protocol", ["aigames", "codingame"])
+def test_spinning_bot_and_its_children_are_killed(protocol, tmp_path, monkeypatch) -> None:
+    for mode in ("spin", "children"):
+        pidfile = tmp_path / f"{mode}.pids"
+        monkeypatch.setenv("PIDFILE", str(pidfile))
+        result = play_game(bot(protocol, mode, tc=FAST), Seat.builtin("random:seed=2"),
+                           first_move_ms=3000, slack_ms=100)
+        assert result.termination in ("line", "no-moves", "board-count"), result.reason
+        pids = [int(p) for p in pidfile.read_text().split()]
+        assert len(pids) == (1 if mode == "spin" else 3)
+        assert not any(_alive(p) for p in pids), pids
+
+
+def test_stderr_goes_to_a_capped_log(tmp_path) -> None:
+    result = play_game(bot("riddles", "stderr-spam", tc=FAST), Seat.builtin("random"),
+                       first_move_ms=3000, slack_ms=100, log_dir=tmp_path, key="spam")
+    assert result.termination in ("line", "no-moves"), result.reason
+    logs = list(tmp_path.rglob("*.log"))
+    assert logs and logs[0].read_text().startswith("debug debug")
+
+
+def test_bot_that_cannot_start() -> None:
+    seat = Seat.external("/nonexistent/bot --flag", "riddles", name="ghost")
+    result = play_game(seat, Seat.builtin("random"))
+    assert result.winner == "o" and result.termination == "bot-failure"
+    assert "cannot start" in result.reason
+
+
+@pytest.mark.parametrize("protocol", ["aigames", "riddles", "codingame"])
+def test_ninefold_bot_plays_whole_games_via_the_cli(protocol) -> None:
+    """`ninefold bot` as a subprocess, refereed by the arena with the platform's own
+    time control (no slack), against a test bot of the same protocol."""
+    me = Seat.external(f"{PY} -m ninefold.cli bot --protocol {protocol} --player random",
+                       protocol, name="ninefold")
+    opponent = bot(protocol)
+    rules = "codingame" if protocol == "codingame" else "standard"
+    env_ok = os.environ.get("NINEFOLD_SLOW_MACHINE") is None
+    result = play_game(me, opponent, rules=rules, first_move_ms=10000 if env_ok else 30000,
+                       slack_ms=0)
+    assert result.termination in ("line", "no-moves", "board-count"), result.reason
