@@ -176,9 +176,10 @@ def test_cli_perft_bad_input(args: tuple[str, ...], words: list[str]) -> None:
     assert result.exit_code == 2
     # typer.Exit(2) shows up as SystemExit(2); anything else is an escaped exception
     assert isinstance(result.exception, SystemExit), repr(result.exception)
-    assert "Traceback" not in result.output
-    text = " ".join(result.stderr.split())  # rich wraps long lines
+    # result.output holds stderr too (with every click version); rich wraps long lines
+    text = " ".join(result.output.split())
+    assert "Traceback" not in text
     assert text.startswith("error:")
     for word in words:
         assert word in text
-    assert result.stdout == ""
+    assert "{" not in text, "no counts after an error"

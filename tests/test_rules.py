@@ -216,6 +216,8 @@ def test_move_sends_opponent_to_the_cell_board() -> None:
     board.push(Move(0, 7))
     assert board.turn is O and board.target == 7
     assert actions(board) == {63 + c for c in range(9)}
+    assert "a8" not in board.legal_moves and Move.parse("a8") not in board.legal_moves
+    assert Move.parse("d7") in board.legal_moves
     board.push(Move(7, 7))  # O may play the same cell index of the board it was sent to
     assert board.turn is X and board.target == 7
     assert actions(board) == {63 + c for c in range(9) if c != 7}

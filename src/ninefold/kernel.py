@@ -99,29 +99,28 @@ def play_at(buf: np.ndarray, o: int, b: int, c: int, flags: int) -> None:
     mine = buf[i] | (1 << c)
     buf[i] = mine
     bit = 1 << b
+    won = False
     if WIN[mine] and not ((buf[o + BIG] | buf[o + BIG + 1]) & bit):
         big = buf[o + BIG + side] | bit
         buf[o + BIG + side] = big
-        if flags & FLAG_WIN_FIVE:
-            if POPCOUNT8[big] >= 5:
-                buf[o + RESULT] = side + 1
-                return
-        elif WIN[big]:
-            buf[o + RESULT] = side + 1
-            return
         if not flags & FLAG_OPEN_BOARDS:
             buf[o + CLOSED] |= bit
+        won = POPCOUNT8[big] >= 5 if flags & FLAG_WIN_FIVE else WIN[big] != 0
     if (mine | buf[o + 9 * (side ^ 1) + b]) == FULL:
         buf[o + CLOSED] |= bit
     closed = buf[o + CLOSED]
-    if closed == FULL:
+    if won:
+        buf[o + RESULT] = side + 1
+        buf[o + FORCED] = -1
+    elif closed == FULL:
         result = 0
         if flags & FLAG_COUNT_FULL:
             nx, no = POPCOUNT8[buf[o + BIG]], POPCOUNT8[buf[o + BIG + 1]]
             result = 1 if nx > no else 2 if no > nx else 0
         buf[o + RESULT] = result
-        return
-    buf[o + FORCED] = -1 if (closed >> c) & 1 else c
+        buf[o + FORCED] = -1
+    else:
+        buf[o + FORCED] = -1 if (closed >> c) & 1 else c
 
 
 @njit(cache=True, inline="always")
