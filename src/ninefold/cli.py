@@ -12,7 +12,7 @@ from rich.console import Console
 
 from ninefold import kernel
 from ninefold.notation import parse_move
-from ninefold.players import Limit, make_player, strongest_spec
+from ninefold.players import make_player, strongest_spec
 from ninefold.rules import Board, Mark, Rules
 
 app = typer.Typer(
@@ -104,7 +104,7 @@ def play(
     ms: int = typer.Option(1000, min=1, help="Computer's time per move, ms."),
     opening: str | None = typer.Option(None, help="Random-four opening code, or 'random'."),
 ) -> None:
-    """Play a game in the terminal against the computer. Type moves like e5; 'undo', 'quit'."""
+    """Play a game in the terminal against the computer: type moves like e5, or undo, hint, quit."""
     spec = opponent or strongest_spec()
     try:
         computer = make_player(spec)
@@ -120,32 +120,9 @@ def play(
         _fail(str(exc))
     if first not in ("human", "computer"):
         _fail("--first must be human or computer")
-    computer_mark = Mark.O if first == "human" else Mark.X
-    console.print(f"You play {computer_mark.other} against {spec} ({board.rules.name} rules).")
-    while not board.is_game_over():
-        console.print(str(board), highlight=False)
-        if board.turn is computer_mark:
-            result = computer.play(board, Limit(move_ms=ms))
-            board.push(result.move)
-            console.print(f"[bold]{spec} plays {result.move}[/]")
-            continue
-        try:
-            text = input(f"{board.turn} move> ").strip()
-        except EOFError:
-            console.print("\nbye")
-            return
-        if text in ("quit", "exit", "q"):
-            return
-        if text == "undo":
-            if len(board.move_stack) >= 2:
-                board.pop()
-                board.pop()
-            continue
-        try:
-            board.push(parse_move(text))
-        except ValueError as exc:
-            console.print(f"[red]{exc}[/]")
-    console.print(str(board), highlight=False)
+    from ninefold.terminal import play_game
+
+    play_game(board, computer, Mark.O if first == "human" else Mark.X, ms, console)
 
 
 # --- classic tic-tac-toe (ninefold.classic) -------------------------------------------

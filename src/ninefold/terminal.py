@@ -1,0 +1,134 @@
+"""The terminal game: a coloured picture of a `Board` and the play loop.
+
+A view only: the rules stay in `ninefold.rules`, moves are read by
+`ninefold.notation`. The picture marks the squares the side to move may play
+(``·`` in yellow), the last move (reverse video) and the owned small boards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.text import Text
+
+from ninefold.notation import move_text, parse_move
+from ninefold.players import Limit, Player
+from ninefold.rules import Board, Mark, Move
+
+COLOURS = {Mark.X: "bold green", Mark.O: "bold blue"}
+
+
+def picture(board: Board) -> Text:
+    """A coloured 9x9 picture with the big board beside it and a status line."""
+    legal = {m.action for m in board.legal_moves}
+    last = board.move_stack[-1].action if board.move_stack else None
+    text = Text("    a b c   d e f   g h i\n", style="dim")
+    for y in range(9):
+        if y in (3, 6):
+            text.append("   -------+-------+-------\n", style="dim")
+        text.append(f"{y + 1}   ", style="dim")
+        for x in range(9):
+            move = Move.from_xy(x, y)
+            mark = board.cells[move.action]
+            owner = board.owners[move.board]
+            if mark is not None:
+                style = COLOURS[mark] + (" reverse" if move.action == last else "")
+                text.append(str(mark), style=style)
+            elif move.action in legal:
+                text.append("·", style="bold yellow")
+            else:
+                text.append(".", style=("dim " + COLOURS[owner]) if owner is not None else "dim")
+            if x in (2, 5):
+                text.append(" | ", style="dim")
+            elif x < 8:
+                text.append(" ")
+        if y % 3 == 1:
+            text.append("      ")
+            for b in range(3 * (y // 3), 3 * (y // 3) + 3):
+                owner = board.owners[b]
+                if owner is not None:
+                    text.append(str(owner), style=COLOURS[owner])
+                else:
+                    text.append("-" if board.is_full(b) else ".", style="dim")
+                text.append(" ")
+        text.append("\n")
+    outcome = board.outcome()
+    if outcome is not None:
+        who = "a draw" if outcome.winner is None else f"{outcome.winner} wins"
+        text.append(f"Game over: {outcome.result()}, {who} ({outcome.termination})", style="bold")
+    elif board.target is None:
+        text.append(f"{board.turn} to move, in any open board (yellow)")
+    else:
+        span = f"{move_text(Move(board.target, 0))}-{move_text(Move(board.target, 8))}"
+        text.append(f"{board.turn} to move, in board {board.target} ({span})")
+    return text
+
+
+def play_game(
+    board: Board,
+    computer: Player,
+    computer_mark: Mark,
+    ms: int,
+    console: Console,
+    ask: Callable[[str], str] = input,
+) -> Board:
+    """Play `board` to the end (or until the person quits): the person types moves
+    like ``e5``; ``undo`` takes back the person's last move, ``hint`` asks the
+    computer, ``quit`` stops. Returns the board as it was left."""
+    console.print(
+        f"You play {computer_mark.other} against {computer.spec} ({board.rules.name} rules). "
+        "Type a move like e5, or undo, hint, quit."
+    )
+    while not board.is_game_over():
+        console.print(picture(board))
+        if board.turn is computer_mark:
+            with console.status(f"{computer.spec} is thinking..."):
+                result = computer.play(board, Limit(move_ms=ms))
+            board.push(result.move)
+            console.print(f"{computer.spec} plays [bold]{result.move}[/]{_about(result.info)}")
+            continue
+        try:
+            text = ask(f"{board.turn} move> ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            console.print("\nbye")
+            return board
+        if text in ("quit", "exit", "q"):
+            return board
+        if text == "undo":
+            _undo(board, computer_mark.other, console)
+            continue
+        if text == "hint":
+            with console.status("thinking..."):
+                hint = computer.play(board.copy(), Limit(move_ms=ms))
+            console.print(f"hint: [bold]{hint.move}[/]{_about(hint.info)}")
+            continue
+        try:
+            board.push(parse_move(text))
+        except ValueError as exc:
+            console.print(f"[red]{exc}[/]")
+    console.print(picture(board))
+    return board
+
+
+def _undo(board: Board, person: Mark, console: Console) -> None:
+    """Take back the person's last move and the computer's reply to it."""
+    floor = 4 if board.opening else 0  # the opening's moves stay
+    while len(board.move_stack) > floor:
+        mover = board.turn.other
+        board.pop()
+        if mover is person:
+            return
+    console.print("[red]nothing to take back[/]")
+
+
+def _about(info: dict) -> str:
+    """A short note from the player's info (expected score, simulations), if any."""
+    parts = []
+    if info.get("proven"):
+        parts.append(f"proven {info['proven']}")
+    elif "value" in info:
+        parts.append(f"expects {100 * info['value']:.0f}%")
+    if "sims" in info:
+        parts.append(f"{info['sims']:,} simulations")
+    return f"  ({', '.join(parts)})" if parts else ""
