@@ -301,3 +301,55 @@ cwd = "{BOTS.parent}"
     bad.write_text('[[player]]\nspec = "random"\n[[player]]\ncommand = "x"\n')
     with pytest.raises(ArenaError, match="player 2"):
         RunConfig.from_toml(bad)
+
+
+# --- names and the match line (found running public bots) ---------------------------------
+
+
+def test_external_bots_get_short_default_names() -> None:
+    from ninefold.arena.referee import short_name
+
+    assert Seat.external(f"{PY} {BOTS / 'riddles_bot.py'} good", "riddles").name == "riddles_bot"
+    assert short_name("java -cp bin bot.BotStarter") == "bot.BotStarter"
+    assert short_name("java -Xmx1g -jar ../uttt-bot.jar") == "uttt-bot"
+    assert short_name("./bot") == "bot" and short_name(f"{PY} -m mybot") == "mybot"
+    assert short_name("/usr/local/bin/ninefold bot --protocol aigames") == "ninefold"
+    assert Seat.external("./bot", "codingame", name="mine").name == "mine"
+
+
+def test_log_folders_are_safe_names(tmp_path) -> None:
+    """A bot's name (a path, say) never makes nested or hidden log folders."""
+    seat = bot("riddles", name="./odd/name")
+    refuse_failing([seat], log_dir=tmp_path)
+    made = [p.name for p in tmp_path.iterdir()]
+    assert made == ["check-_odd_name"], made
+
+
+def test_match_cli_names_and_prints_the_match_line_once(tmp_path) -> None:
+    """Two bots with the same command get numbered short names; the match line is
+    printed once, and a 100 % score is said in words (never 'inf')."""
+    cmd = f"{PY} {BOTS / 'riddles_bot.py'} good"
+    out = subprocess.run(
+        [PY, "-m", "ninefold.cli", "match", "--bot1", cmd, "--protocol1", "riddles",
+         "--bot2", cmd, "--protocol2", "riddles", "-n", "2", "--openings", "none",
+         "--no-check", "--db", str(tmp_path / "m.db"), "--log-dir", str(tmp_path / "logs")],
+        capture_output=True, text=True, timeout=120, env=dict(os.environ, COLUMNS="200"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("riddles_bot-1 vs riddles_bot-2:") == 1, out.stdout
+    assert "inf" not in out.stdout and "Elo difference" in out.stdout
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [
+        "riddles_bot-1-O", "riddles_bot-1-X", "riddles_bot-2-O", "riddles_bot-2-X"]
+
+
+def test_match_line_says_an_unbounded_elo_in_words() -> None:
+    from ninefold.arena.referee import GameResult
+    from ninefold.arena.report import head_to_head_text
+
+    games = [GameResult(x=x, o=o, rules="standard", opening=None, moves=[], times_ms=[],
+                        result="1-0" if x == "a" else "0-1", winner="x" if x == "a" else "o",
+                        termination="line", reason="line", key=f"a|b|{r}|{c}")
+             for r in range(3) for c, (x, o) in enumerate((("a", "b"), ("b", "a")))]
+    text = head_to_head_text(Standings.of(["a", "b"], games))
+    assert "not bounded: a scored 100%" in text and "inf" not in text
+    assert "pentanomial [0, 0, 0, 0, 3]" in text
+    assert "± inf" not in str(match_elo([1.0, 1.5], paired=True))

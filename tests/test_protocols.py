@@ -7,6 +7,7 @@ import io
 import os
 import random
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -261,12 +262,19 @@ def test_riddles_bot_meets_codingame_bot() -> None:
     assert result.termination in ("line", "no-moves"), result.reason
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+def _alive(pid: int, wait_s: float = 3.0) -> bool:
+    """Whether `pid` still runs (not a zombie) after up to `wait_s`: SIGKILL is
+    delivered at once, but a process on a busy machine takes a moment to die."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                running = f.read().split(")")[-1].split()[0] != "Z"
+        except FileNotFoundError:
+            running = False
+        if not running or time.monotonic() > deadline:
+            return running
+        time.sleep(0.02)
 
 
 # (protocol, mode, termination, words in the reason); the bot plays X against random.

@@ -373,7 +373,7 @@ def _run_arena(cfg, db: str, jobs: int, resume: bool, log_dir: str | None,
     except ArenaError as exc:
         _fail(str(exc))
     _, st = load(db)
-    if cfg.format == "match":
+    if cfg.format == "match" and quiet:  # the live view already shows the match line
         console.print(head_to_head_text(st), highlight=False)
     if report.sprt:
         console.print(f"SPRT ({cfg.sprt}): {report.sprt} accepted after {report.stored} games",
@@ -417,6 +417,12 @@ def match_command(
     if not resume or bot1 or bot2:
         players = [_seat(bot1, protocol1, cwd1, name1, tc1, memory_mb, cpu_s),
                    _seat(bot2, protocol2, cwd2, name2, tc2, memory_mb, cpu_s)]
+        if players[0].name == players[1].name:
+            # the same default name twice (say, two "java -cp bin bot.BotStarter"): number them
+            from dataclasses import replace
+
+            players = [p if given else replace(p, name=f"{p.name}-{i}")
+                       for i, (p, given) in enumerate(zip(players, (name1, name2), strict=True), 1)]
         try:
             cfg = RunConfig(players=players, games=games, rules=rules, openings=openings,
                             seed=seed, first_move_ms=first_move_ms, slack_ms=slack_ms,

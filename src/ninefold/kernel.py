@@ -96,12 +96,12 @@ def play_at(buf: np.ndarray, o: int, b: int, c: int, flags: int) -> None:
     side = buf[o + SIDE] & 1  # the mask tells the compiler it is 0 or 1 (no index checks)
     buf[o + SIDE] = side ^ 1
     i = o + 9 * side + b
-    mine = buf[i] | (1 << c)
+    mine = (buf[i] | (1 << c)) & FULL  # masked: a provably small index for the tables
     buf[i] = mine
     bit = 1 << b
     won = False
     if WIN[mine] and not ((buf[o + BIG] | buf[o + BIG + 1]) & bit):
-        big = buf[o + BIG + side] | bit
+        big = (buf[o + BIG + side] | bit) & FULL
         buf[o + BIG + side] = big
         if not flags & FLAG_OPEN_BOARDS:
             buf[o + CLOSED] |= bit

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from ninefold.arena.referee import Seat
+from ninefold.arena.referee import Seat, safe_name
 from ninefold.protocols import BotFault, Clock
 from ninefold.rules import Board, Move
 
@@ -159,7 +159,7 @@ def refuse_failing(seats: list[Seat], *, rules: str = "standard", first_move_ms:
     for seat in seats:
         if not seat.is_external:
             continue
-        sub = Path(log_dir) / f"check-{seat.name}" if log_dir else None
+        sub = Path(log_dir) / f"check-{safe_name(seat.name)}" if log_dir else None
         checks = check_bot(seat, rules=rules, first_move_ms=first_move_ms, slack_ms=slack_ms,
                            log_dir=sub)
         if not passed(checks):

@@ -60,7 +60,26 @@ class EloEstimate:
         """Half the width of the 95 % interval (Elo)."""
         return (self.high - self.low) / 2
 
+    @property
+    def bounded(self) -> bool:
+        """Whether the estimate and both ends of its interval are finite (a 100 % or
+        0 % score, or too few games, leave one end open)."""
+        return 0.0 < self.score < 1.0 and math.isfinite(self.low) and math.isfinite(self.high)
+
     def __str__(self) -> str:
+        """The Elo difference in words: ``+120.4 ± 80.2``, or why it is not bounded.
+
+        >>> str(match_elo([2.0, 2.0, 2.0], paired=True))
+        'not bounded (one side scored 100%)'
+        >>> str(match_elo([1.0, 1.5, 2.0], paired=True))
+        '+190.8 (95% interval -67.9 to not bounded: too few games)'
+        """
+        if self.score >= 1.0 or self.score <= 0.0:
+            return "not bounded (one side scored 100%)"
+        if not self.bounded:
+            low = f"{self.low:+.1f}" if math.isfinite(self.low) else "not bounded"
+            high = f"{self.high:+.1f}" if math.isfinite(self.high) else "not bounded"
+            return f"{self.elo:+.1f} (95% interval {low} to {high}: too few games)"
         return f"{self.elo:+.1f} ± {self.error:.1f}"
 
 

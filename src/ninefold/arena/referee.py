@@ -14,6 +14,7 @@ group is killed when the game ends, whatever happened.
 from __future__ import annotations
 
 import re
+import shlex
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -33,6 +34,56 @@ from ninefold.protocols import (
     connect,
 )
 from ninefold.rules import Board, Mark, Outcome, Termination
+
+# Programs that run a bot given as an argument: the bot is named after that argument.
+_INTERPRETERS = {
+    "python", "python2", "python3", "pypy", "pypy3", "java", "node", "nodejs", "deno",
+    "ruby", "perl", "php", "lua", "luajit", "bash", "sh", "dotnet", "mono", "julia",
+    "rscript", "elixir", "escript", "runghc", "scala", "kotlin", "bun", "uv", "exec", "env",
+}
+# Options of those programs that take a value (skipped with it).
+_OPTIONS_WITH_VALUE = {"-cp", "-classpath", "--class-path", "-x", "--cwd"}
+_SCRIPT_SUFFIXES = (".py", ".jar", ".js", ".mjs", ".rb", ".pl", ".php", ".lua", ".sh",
+                    ".dll", ".exe", ".class")
+
+
+def short_name(command: str) -> str:
+    """A short default name for an external bot: its program, or the script or class
+    an interpreter runs.
+
+    >>> short_name("python3 /work/main/tests/bots/riddles_bot.py good")
+    'riddles_bot'
+    >>> short_name("java -cp bin bot.BotStarter"), short_name("java -jar /x/uttt.jar")
+    ('bot.BotStarter', 'uttt')
+    >>> short_name("./bot"), short_name("/usr/local/bin/ninefold bot --protocol riddles")
+    ('bot', 'ninefold')
+    """
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        argv = command.split()
+    if not argv:
+        return command.strip() or "bot"
+
+    def base(arg: str) -> str:
+        name = Path(arg).name or arg
+        for suffix in _SCRIPT_SUFFIXES:
+            if name.lower().endswith(suffix) and len(name) > len(suffix):
+                return name[: -len(suffix)]
+        return name
+
+    program = base(argv[0])
+    if re.sub(r"[\d.]+$", "", program.lower()) not in _INTERPRETERS:
+        return program
+    args = iter(argv[1:])
+    for arg in args:
+        if arg in ("-jar", "-m"):
+            return base(next(args, program))
+        if arg in _OPTIONS_WITH_VALUE:
+            next(args, None)
+        elif not arg.startswith("-") and "=" not in arg:
+            return base(arg)
+    return program
 
 
 @dataclass(frozen=True)
@@ -64,8 +115,8 @@ class Seat:
         protocol = check_protocol(protocol)
         if not command.strip():
             raise ValueError("empty bot command")
-        return cls(name=name or command, command=command, protocol=protocol, cwd=cwd,
-                   memory_mb=memory_mb, cpu_s=cpu_s, tc=tc)
+        return cls(name=name or short_name(command), command=command, protocol=protocol,
+                   cwd=cwd, memory_mb=memory_mb, cpu_s=cpu_s, tc=tc)
 
     @classmethod
     def parse(cls, text: str, protocol: str | None = None, **kw: Any) -> Seat:
@@ -150,11 +201,15 @@ class Aborted(Exception):
     """The run was interrupted; the game is not recorded."""
 
 
+def safe_name(text: str, limit: int = 60) -> str:
+    """`text` as one file name: no slashes, no leading dot (a hidden file)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:limit].lstrip(".") or "bot"
+
+
 def _log_path(log_dir: str | Path | None, key: str, seat: str) -> Path | None:
     if not log_dir:
         return None
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", seat)[:60]
-    return Path(log_dir) / safe / (re.sub(r"[^A-Za-z0-9_.-]+", "_", key or "game") + ".log")
+    return Path(log_dir) / safe_name(seat) / (safe_name(key or "game", 200) + ".log")
 
 
 def play_game(x: Seat, o: Seat, *, rules: str = "standard", opening: str | None = None,

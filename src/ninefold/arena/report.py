@@ -24,12 +24,15 @@ def load(db_path: str | Path) -> tuple[RunConfig | None, Standings]:
 
 
 def standings_table(st: Standings, title: str = "standings", total: int | None = None) -> Table:
-    """A Rich table: rank, player, games, W/D/L, score %, Elo ± (Bradley-Terry, 95 %)."""
+    """A Rich table: rank, player, games, W/D/L, score %, rating ± (Bradley-Terry Elo,
+    mean 0, 95 %). The match line (`head_to_head_text`) gives the Elo *difference*
+    estimated from the score of the pairs instead."""
     done = len(st.games)
-    caption = f"{done} games" + (f" of {total}" if total else "")
+    caption = (f"{done} games" + (f" of {total}" if total else "")
+               + "; rating: Bradley-Terry Elo, mean 0, 95% interval")
     table = Table(title=title, caption=caption)
     for col, justify in (("#", "right"), ("player", "left"), ("games", "right"),
-                         ("W-D-L", "right"), ("score", "right"), ("Elo (95%)", "right")):
+                         ("W-D-L", "right"), ("score", "right"), ("rating", "right")):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     order = sorted(st.names, key=lambda n: -st.ratings.get(n, (0.0, 0.0))[0])
     for rank, name in enumerate(order, 1):
@@ -47,8 +50,13 @@ def head_to_head_text(st: Standings) -> str:
     est = st.head_to_head()
     if not est.games:
         return "no games yet"
-    text = (f"{st.names[0]} vs {st.names[1]}: {est.score * 100:.1f}%  Elo {est}  "
-            f"LOS {est.los * 100:.1f}%")
+    a, b = st.names[0], st.names[1]
+    if est.score >= 1.0 or est.score <= 0.0:
+        elo = f"not bounded: {a if est.score >= 1.0 else b} scored 100%"
+    else:
+        elo = str(est)
+    text = (f"{a} vs {b}: {est.score * 100:.1f}% of {est.games} games  "
+            f"Elo difference (from the score) {elo}  LOS {est.los * 100:.1f}%")
     if est.pentanomial:
         text += f"  pentanomial {list(est.pentanomial)}"
     return text
@@ -141,4 +149,7 @@ def live_run(cfg: RunConfig, db_path: str | Path, *, jobs: int = 1,
             progress.update(task, completed=len(standings.games))
             live.update(view(standings))
 
-        return run(cfg, db_path, jobs=jobs, log_dir=log_dir, on_game=on_game)
+        report = run(cfg, db_path, jobs=jobs, log_dir=log_dir, on_game=on_game)
+    if not console.is_terminal:  # Rich ends the last frame with a newline only on a terminal
+        console.line()
+    return report
