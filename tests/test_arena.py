@@ -353,3 +353,63 @@ def test_match_line_says_an_unbounded_elo_in_words() -> None:
     assert "not bounded: a scored 100%" in text and "inf" not in text
     assert "pentanomial [0, 0, 0, 0, 3]" in text
     assert "± inf" not in str(match_elo([1.0, 1.5], paired=True))
+
+
+# --- broken results files: a clear error, and the file left as it was ---------------------
+
+
+def test_storage_refuses_a_file_that_is_not_sqlite(tmp_path) -> None:
+    from ninefold.arena.storage import Storage, StorageError
+
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"my precious notes, not a database\n" * 10)
+    before = path.read_bytes()
+    with pytest.raises(StorageError, match="not a results database"):
+        Storage(path)
+    assert path.read_bytes() == before
+
+
+def test_storage_leaves_another_programs_database_alone(tmp_path) -> None:
+    import sqlite3
+
+    from ninefold.arena.storage import Storage, StorageError
+
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE accounts (id INTEGER)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StorageError, match="another program"):
+        Storage(path)
+    tables = sqlite3.connect(path).execute("SELECT name FROM sqlite_master").fetchall()
+    assert tables == [("accounts",)]
+
+
+def test_damaged_game_row_is_reported_not_crashed(tmp_path) -> None:
+    from ninefold.arena.storage import Storage, StorageError
+
+    path = tmp_path / "r.db"
+    with Storage(path) as db:
+        db.conn.execute(
+            "INSERT INTO games (key, seq, x, o, rules, moves, times_ms, result, termination, "
+            "reason, started, seconds) VALUES ('k', 0, 'a', 'b', 'standard', 'e5', '[1, 2', "
+            "'*', 'line', '', 0, 0)"
+        )
+        db.conn.commit()
+    with Storage(path, readonly=True) as db, pytest.raises(StorageError, match="damaged"):
+        db.games()
+
+
+def test_report_and_export_cli_on_broken_files(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from ninefold.cli import app
+
+    bad = tmp_path / "bad.db"
+    bad.write_text("garbage")
+    runner = CliRunner()
+    for args in (["report", str(bad)], ["export", str(bad)], ["report", str(tmp_path / "no.db")]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "Traceback" not in result.output
+    assert bad.read_text() == "garbage"

@@ -370,7 +370,7 @@ def _run_arena(cfg, db: str, jobs: int, resume: bool, log_dir: str | None,
             refuse_failing(cfg.players, rules=cfg.rules, log_dir=log_dir,
                            first_move_ms=cfg.first_move_ms or 0, slack_ms=cfg.slack_ms or 0)
         report = live_run(cfg, db, jobs=jobs, log_dir=log_dir, console=console, quiet=quiet)
-    except ArenaError as exc:
+    except (ArenaError, ValueError) as exc:  # ValueError: a foreign or damaged results file
         _fail(str(exc))
     _, st = load(db)
     if cfg.format == "match" and quiet:  # the live view already shows the match line
@@ -474,9 +474,10 @@ def report_command(
         terminations_text,
     )
 
-    if not Path(db).exists():
-        _fail(f"no database {db}")
-    _, st = load(db)
+    try:
+        _, st = load(db)
+    except ValueError as exc:  # a missing, foreign or damaged file
+        _fail(str(exc))
     console.print(standings_table(st, title=f"{db}"))
     if len(st.names) == 2:
         console.print(head_to_head_text(st), highlight=False)
@@ -492,17 +493,18 @@ def export_command(
     output: str = typer.Option("-", "--output", "-o", help="Game-record file ('-': stdout)."),
 ) -> None:
     """Write the stored games as game records (moves, times, result, termination)."""
-    from pathlib import Path
 
-    from ninefold.arena.report import export
+    from ninefold.arena.report import export, load
 
-    if not Path(db).exists():
-        _fail(f"no database {db}")
-    if output == "-":
-        export(db, sys.stdout)
-        return
-    with open(output, "w") as out:
-        n = export(db, out)
+    try:
+        load(db)  # refuse a missing, foreign or damaged file before writing anything
+        if output == "-":
+            export(db, sys.stdout)
+            return
+        with open(output, "w") as out:
+            n = export(db, out)
+    except (ValueError, OSError) as exc:
+        _fail(str(exc))
     err.print(f"{n} games written to {output}")
 
 

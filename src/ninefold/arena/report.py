@@ -14,7 +14,7 @@ from ninefold.notation import write_games
 
 
 def load(db_path: str | Path) -> tuple[RunConfig | None, Standings]:
-    with Storage(db_path) as db:
+    with Storage(db_path, readonly=True) as db:
         stored = db.config()
         games = db.games()
     cfg = RunConfig.from_dict(stored) if stored else None
@@ -114,7 +114,7 @@ def plot(st: Standings, out_dir: str | Path, stem: str = "arena") -> list[Path]:
 
 def export(db_path: str | Path, out: TextIO) -> int:
     """Write every stored game as a game record; returns how many."""
-    with Storage(db_path) as db:
+    with Storage(db_path, readonly=True) as db:
         games = db.games()
     write_games((g.to_game(Game=g.key) for g in games), out)
     return len(games)

@@ -46,13 +46,39 @@ CREATE TABLE IF NOT EXISTS games (
 """
 
 
-class Storage:
-    """A results database (created if missing)."""
+class StorageError(ValueError):
+    """A results file that is not a ninefold results database, or is damaged."""
 
-    def __init__(self, path: str | Path) -> None:
+
+class Storage:
+    """A results database: created if missing, unless `readonly` (for reports).
+
+    A file that is not SQLite, or an SQLite file of some other program, is
+    refused with `StorageError` and left exactly as it was.
+    """
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
-        self.conn = sqlite3.connect(str(self.path), timeout=30)
-        self.conn.executescript(SCHEMA)
+        if readonly and not self.path.exists():
+            raise StorageError(f"no results database {self.path}")
+        uri = f"file:{self.path.resolve()}?mode=ro" if readonly else str(self.path)
+        try:
+            self.conn = sqlite3.connect(uri, timeout=30, uri=readonly)
+            tables = {row[0] for row in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"{self.path} is not a results database ({exc})") from None
+        if tables and not {"meta", "games"} <= tables:
+            self.conn.close()
+            raise StorageError(
+                f"{self.path} is an SQLite file of another program (tables: "
+                f"{', '.join(sorted(tables))}); ninefold leaves it alone"
+            )
+        if not tables and readonly:
+            self.conn.close()
+            raise StorageError(f"{self.path} holds no ninefold results")
+        if not readonly:
+            self.conn.executescript(SCHEMA)
 
     def __enter__(self) -> Storage:
         return self
@@ -67,7 +93,12 @@ class Storage:
 
     def config(self) -> dict[str, Any] | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
-        return json.loads(row[0]) if row else None
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0])
+        except ValueError:
+            raise StorageError(f"{self.path}: the stored run configuration is damaged") from None
 
     def set_config(self, config: dict[str, Any]) -> None:
         with self.conn:
@@ -100,17 +131,24 @@ class Storage:
 
     def games(self) -> list[GameResult]:
         """All stored games in schedule order."""
-        rows = self.conn.execute(
-            "SELECT key, x, o, rules, opening, moves, times_ms, result, winner, termination, "
-            "reason, started, seconds FROM games ORDER BY seq, id"
-        ).fetchall()
-        return [
-            GameResult(
+        try:
+            rows = self.conn.execute(
+                "SELECT key, x, o, rules, opening, moves, times_ms, result, winner, termination, "
+                "reason, started, seconds FROM games ORDER BY seq, id"
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"{self.path}: cannot read the games ({exc})") from None
+        games = []
+        for (key, x, o, rules, opening, moves, times, result, winner, termination, reason,
+             started, seconds) in rows:
+            try:
+                times_ms = json.loads(times)
+            except (TypeError, ValueError):
+                raise StorageError(f"{self.path}: game {key} has damaged move times") from None
+            games.append(GameResult(
                 x=x, o=o, rules=rules, opening=opening, moves=moves.split() if moves else [],
-                times_ms=json.loads(times), result=result, winner=winner,
+                times_ms=times_ms, result=result, winner=winner,
                 termination=termination, reason=reason, started=started, seconds=seconds,
                 key=key,
-            )
-            for (key, x, o, rules, opening, moves, times, result, winner, termination, reason,
-                 started, seconds) in rows
-        ]
+            ))
+        return games
