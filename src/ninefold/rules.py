@@ -481,6 +481,9 @@ class Board:
 
         return notation.picture(self)
 
+    def __repr__(self) -> str:
+        return f"Board({self.position()!r})"
+
     def __eq__(self, other: object) -> bool:
         """Same rules and same position (history is not compared)."""
         if not isinstance(other, Board):
