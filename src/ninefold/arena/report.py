@@ -87,14 +87,15 @@ def plot(st: Standings, out_dir: str | Path, stem: str = "arena") -> list[Path]:
     ax.set_title(f"Ratings after {len(st.games)} games")
     fig.tight_layout()
     path = out / f"{stem}-ratings.png"
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     paths.append(path)
 
     matrix = st.matrix()
     n = len(st.names)
     grid = [[math.nan if v is None else v for v in row] for row in matrix]
-    fig, ax = plt.subplots(figsize=(1.0 * n + 3, 0.8 * n + 2))
+    side = max(4.5, 0.9 * n + 3)
+    fig, ax = plt.subplots(figsize=(side + 1, side), layout="constrained")
     im = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1)
     ax.set_xticks(range(n), st.names, rotation=45, ha="right")
     ax.set_yticks(range(n), st.names)
@@ -102,11 +103,10 @@ def plot(st: Standings, out_dir: str | Path, stem: str = "arena") -> list[Path]:
         for j in range(n):
             if matrix[i][j] is not None:
                 ax.text(j, i, f"{100 * matrix[i][j]:.0f}%", ha="center", va="center")
-    ax.set_title("Score of row player against column player")
-    fig.colorbar(im, ax=ax)
-    fig.tight_layout()
+    ax.set_title(f"Score of row against column ({len(st.games)} games)")
+    fig.colorbar(im, ax=ax, shrink=0.8)
     path = out / f"{stem}-matrix.png"
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     paths.append(path)
     return paths
