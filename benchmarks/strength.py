@@ -109,6 +109,7 @@ class GameResult:
     a_is_x: bool
     plies: int
     overruns: dict[str, list[float]] = field(default_factory=dict)  # side -> ms past budget
+    off_cpu: dict[str, list[float]] = field(default_factory=dict)  # side -> wall ms - CPU ms
     forfeit: str | None = None
 
 
@@ -142,6 +143,7 @@ def play_game(cfg: Config, opening: str, a_is_x: bool) -> GameResult:
     name = {id(a): "A", id(b): "B"}
     banks = {Mark.X: cfg.bank, Mark.O: cfg.bank}
     overruns: dict[str, list[float]] = {"A": [], "B": []}
+    off_cpu: dict[str, list[float]] = {"A": [], "B": []}
     while not board.is_game_over():
         mark = board.turn
         player = by_mark[mark]
@@ -150,9 +152,10 @@ def play_game(cfg: Config, opening: str, a_is_x: bool) -> GameResult:
             limit = Limit(bank_ms=banks[mark], increment_ms=cfg.inc)
         else:
             limit = Limit(move_ms=cfg.ms)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         result = player.play(board, limit)
         spent = 1000 * (time.perf_counter() - t0)
+        off_cpu[name[id(player)]].append(spent - 1000 * (time.process_time() - c0))
         budget = cfg.ms if cfg.bank is None else banks[mark]
         overruns[name[id(player)]].append(spent - budget)
         if cfg.bank is not None:
@@ -160,12 +163,12 @@ def play_game(cfg: Config, opening: str, a_is_x: bool) -> GameResult:
             if banks[mark] < 0:
                 loser_is_a = player is a
                 return GameResult(0.0 if loser_is_a else 1.0, a_is_x, board.ply, overruns,
-                                  forfeit="A" if loser_is_a else "B")
+                                  off_cpu, forfeit="A" if loser_is_a else "B")
         board.push(result.move)
     outcome = board.outcome()
     assert outcome is not None
     a_mark = Mark.X if a_is_x else Mark.O
-    return GameResult(outcome.score(a_mark), a_is_x, board.ply, overruns)
+    return GameResult(outcome.score(a_mark), a_is_x, board.ply, overruns, off_cpu)
 
 
 def _job(args: tuple[Config, str, bool]) -> GameResult:
@@ -205,7 +208,8 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
     if forfeits:
         lines.append(f"lost on time: A {forfeits.count('A')}, B {forfeits.count('B')}")
     for side, spec in (("A", cfg.spec_a), ("B", cfg.spec_b)):
-        over = sorted(x for r in results for x in r.overruns.get(side, []))
+        pairs = [p for r in results for p in zip(r.overruns[side], r.off_cpu[side], strict=True)]
+        over = sorted(x for x, _ in pairs)
         if over:
             p50 = over[len(over) // 2]
             p99 = over[min(len(over) - 1, int(0.99 * len(over)))]
@@ -213,6 +217,13 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
                 f"time past budget, {side} ({spec}): median {p50:+.1f} ms, "
                 f"99th pct {p99:+.1f} ms, worst {over[-1]:+.1f} ms over {len(over)} moves"
             )
+            late = [gap for x, gap in pairs if x > 10]
+            if late:
+                lines.append(
+                    f"  {len(late)} moves more than 10 ms late; in {sum(g > 10 for g in late)} "
+                    "of them the process was off the CPU for more than 10 ms "
+                    "(wall time - CPU time; other load on the machine)"
+                )
     return "\n".join(lines)
 
 

@@ -21,7 +21,7 @@ LADDER: dict[int, str] = {
     1: "random",
     2: "naive",
     3: "alphabeta:depth=2",
-    4: "mcts:sims=400",
+    4: "mcts:sims=700",
     5: "mcts:sims=1500",
     6: "mcts:sims=5000",
     7: "mcts:sims=15000",

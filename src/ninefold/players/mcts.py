@@ -56,6 +56,7 @@ class Tree:
         for a in (*self.arrays, *self.spare):
             a.fill(0)  # touch every page now, not during a timed search
         self.root_state: np.ndarray | None = None
+        self.flags = 0  # the rules' kernel flags, set with each new root
         self.rng = kernel.make_rng(seed)
         mt.reset(*self.arrays)
 
@@ -92,7 +93,7 @@ class Tree:
                 node = mt.find_child(a[0], a[1], a[2], node, action)
                 if node < 0 or s[kernel.RESULT] >= 0:
                     break
-                kernel.play(s, action // 9, action % 9, self._flags)
+                kernel.play(s, action // 9, action % 9, self.flags)
             if node >= 0 and np.array_equal(s, state):
                 a[6][mt.ROOT] = node
                 self.root_state = state.copy()
@@ -104,12 +105,10 @@ class Tree:
         self.root_state = state.copy()
         return False
 
-    _flags = 0
-
     def search(self, sims: int, c: float, policy: int, solver: bool) -> int:
         assert self.root_state is not None
         return int(
-            mt.search(*self.arrays, self.root_state, self._flags, sims, c, policy, solver, self.rng)
+            mt.search(*self.arrays, self.root_state, self.flags, sims, c, policy, solver, self.rng)
         )
 
     def root_status(self) -> int:
@@ -253,7 +252,7 @@ class MCTSPlayer(Player):
         ):
             actions = [m.action for m in board.move_stack[len(self._history) :]]
         for tree in self.trees:
-            tree._flags = board.rules.flags
+            tree.flags = board.rules.flags
             tree.set_root(state, actions)
         self._history = list(board.move_stack)
         self._rules = board.rules
