@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import random
 import statistics
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -152,7 +153,7 @@ def _completing(cells: Cells | list[Mark | None], mark: Mark) -> list[int]:
     return sorted(found)
 
 
-class ClassicPlayer:
+class ClassicPlayer(ABC):
     """A computer player: `options` names the moves it picks among, uniformly.
 
     `rng` is a `random.Random` (shared with others if you like) or a seed.
@@ -163,8 +164,9 @@ class ClassicPlayer:
     def __init__(self, rng: random.Random | int | None = None) -> None:
         self.rng = rng if isinstance(rng, random.Random) else random.Random(rng)
 
-    def options(self, board: ClassicBoard) -> list[int]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def options(self, board: ClassicBoard) -> list[int]:
+        """The moves this player chooses among."""
 
     def choose(self, board: ClassicBoard) -> int:
         """A move for the side to move (the board is not changed)."""
