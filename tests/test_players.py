@@ -36,6 +36,7 @@ QUICK_SPECS = [
     "alphabeta:depth=2",
     "mcts:sims=200,seed=1",
     "mcts:sims=200,threads=2,seed=1",
+    "mcts:sims=200,threads=2,parallel=root,seed=1",
     "mcts:sims=200,policy=random,solver=off,reuse=off,seed=1",
     "level:4",
 ]
@@ -170,6 +171,45 @@ def test_tree_reuse_keeps_the_subtree_and_compaction_preserves_it() -> None:
     for x, y in zip(small.children(), before, strict=True):
         assert np.array_equal(x, y)
     small.search(2_000, 0.6, mt.POLICY_WIN, True)  # and it keeps searching fine
+
+
+def _check_tree(tree: Tree) -> None:
+    """Every expanded node owns its own run of children; visits add up below it."""
+    first, nchild, _move, visits, wins, _status, _meta = (np.asarray(x) for x in tree.arrays)
+    stack = [tree.root]
+    claimed = np.zeros(tree.capacity, bool)
+    while stack:
+        node = stack.pop()
+        assert first[node] != mt.EXPANDING
+        assert 0 <= wins[node] <= visits[node]
+        if first[node] < 0:
+            continue
+        kids = range(first[node], first[node] + nchild[node])
+        assert first[node] + nchild[node] <= tree.capacity
+        assert not claimed[kids].any(), "two nodes were given the same children"
+        claimed[kids] = True
+        assert visits[list(kids)].sum() <= visits[node]
+        stack.extend(kids)
+
+
+@pytest.mark.parametrize("capacity", [2_000_000, 3_000])
+def test_threads_sharing_one_tree_lose_no_update(capacity: int) -> None:
+    # Two threads on one tree: node allocation and expansion are atomic, so
+    # child runs never overlap, and no visit is lost (the root counts them all),
+    # also when the tree fills up mid-search.
+    player = MCTSPlayer(sims=40_000, threads=2, nodes=capacity, seed=9, reuse=False)
+    result = player.play(Board(), Limit())
+    (tree,) = player.trees
+    assert int(tree.arrays[3][tree.root]) == result.info["sims"] == 40_000
+    assert tree.used <= tree.capacity
+    _check_tree(tree)
+
+
+def test_tree_parallel_solver_finds_the_win_and_the_block() -> None:
+    player = MCTSPlayer(sims=20_000, threads=2, seed=4)
+    assert player.play(Board.from_position(X_WINS_AT_I1)).move == Move.parse("i1")
+    result = player.play(Board.from_position(O_MUST_NOT_SEND))
+    assert result.move not in (Move.parse("b7"), Move.parse("c7"))
 
 
 def test_mcts_player_reuses_its_tree_between_moves() -> None:

@@ -23,8 +23,8 @@ from ninefold.players.naive import NaivePlayer
 REGISTRY["mcts"] = (
     MCTSPlayer,
     {
-        "ms": float, "sims": int, "threads": int, "c": float, "policy": str, "solver": bool,
-        "reuse": bool, "nodes": int, "seed": int, "tm": str,
+        "ms": float, "sims": int, "threads": int, "parallel": str, "c": float, "policy": str,
+        "solver": bool, "reuse": bool, "nodes": int, "seed": int, "tm": str,
     },
 )
 REGISTRY["naive"] = (NaivePlayer, {"seed": int})

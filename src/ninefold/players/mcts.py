@@ -4,12 +4,16 @@ Spec options (all optional)::
 
     mcts:ms=100              think 100 ms a move (the referee's clock may cut it further)
     mcts:sims=20000          stop after 20000 simulations
-    mcts:threads=2           two trees searched at once in two threads (root parallelism)
+    mcts:threads=2           search with two threads
+    mcts:parallel=tree       how threads share the work: ``tree``, one tree searched by
+                             all threads (virtual loss); ``root``, a tree per thread,
+                             their root statistics summed at the end
     mcts:c=0.5               exploration constant of UCT (rewards are 1 / 0.5 / 0)
     mcts:policy=win          playouts take a move that wins the game at once (``random``: never)
     mcts:solver=off          no MCTS-solver
     mcts:reuse=off           start every move from an empty tree
-    mcts:nodes=2000000       tree capacity per thread (two buffers of it: about 40 MB each)
+    mcts:nodes=2000000       tree capacity (per thread with parallel=root; two buffers of
+                             it: about 40 MB each)
     mcts:seed=1              random seed
 
 The search itself is in `ninefold.players.mcts_tree`; this module turns a
@@ -49,7 +53,7 @@ BANK_RESERVE_MS = 60.0  # never plan to use the last part of a time bank
 class Tree:
     """One search tree (flat arrays) and the position at its root."""
 
-    def __init__(self, capacity: int, seed: int) -> None:
+    def __init__(self, capacity: int, seed: int, workers: int = 1) -> None:
         self.capacity = capacity
         self.arrays = self._alloc(capacity)
         self.spare = self._alloc(capacity)  # compaction copies the kept subtree here
@@ -57,7 +61,8 @@ class Tree:
             a.fill(0)  # touch every page now, not during a timed search
         self.root_state: np.ndarray | None = None
         self.flags = 0  # the rules' kernel flags, set with each new root
-        self.rng = kernel.make_rng(seed)
+        # one random stream per thread searching this tree
+        self.rngs = [kernel.make_rng(seed + 104_729 * i) for i in range(workers)]
         mt.reset(*self.arrays)
 
     @staticmethod
@@ -78,7 +83,8 @@ class Tree:
 
     @property
     def used(self) -> int:
-        return int(self.arrays[6][mt.USED])
+        """Nodes in use (the counter runs past the capacity once the tree is full)."""
+        return min(int(self.arrays[6][mt.USED]), self.capacity)
 
     def set_root(self, state: np.ndarray, actions: list[int] | None) -> bool:
         """Move the root to `state`, reached from the old root by `actions` if known.
@@ -105,11 +111,10 @@ class Tree:
         self.root_state = state.copy()
         return False
 
-    def search(self, sims: int, c: float, policy: int, solver: bool) -> int:
+    def search(self, sims: int, c: float, policy: int, solver: bool, worker: int = 0) -> int:
         assert self.root_state is not None
-        return int(
-            mt.search(*self.arrays, self.root_state, self.flags, sims, c, policy, solver, self.rng)
-        )
+        return int(mt.search(*self.arrays, self.root_state, self.flags, sims, c, policy, solver,
+                             self.rngs[worker]))
 
     def root_status(self) -> int:
         return int(self.arrays[5][self.root])
@@ -154,6 +159,7 @@ class MCTSPlayer(Player):
         ms: float | None = None,
         sims: int | None = None,
         threads: int = 1,
+        parallel: str = "tree",
         c: float = DEFAULT_C,
         policy: str = "win",
         solver: bool = True,
@@ -168,6 +174,8 @@ class MCTSPlayer(Player):
             raise BudgetError(f"sims must be positive, not {sims!r}")
         if not 1 <= threads <= 64:
             raise ValueError(f"threads must be 1-64, not {threads!r}")
+        if parallel not in ("tree", "root"):
+            raise ValueError(f"parallel must be 'tree' or 'root', not {parallel!r}")
         if policy not in ("random", "win"):
             raise ValueError(f"policy must be 'random' or 'win', not {policy!r}")
         if tm not in ("smart", "flat"):
@@ -177,6 +185,7 @@ class MCTSPlayer(Player):
         self.ms = ms
         self.sims = sims
         self.threads = threads
+        self.parallel = parallel
         self.c = c
         self.policy = mt.POLICY_WIN if policy == "win" else mt.POLICY_RANDOM
         self.solver = solver
@@ -185,7 +194,10 @@ class MCTSPlayer(Player):
         self.tm = tm
         self.seed = seed if seed is not None else int.from_bytes(np.random.bytes(6), "little")
         capacity = nodes if sims is None else min(nodes, 100 * sims + 10_000)
-        self.trees = [Tree(capacity, self.seed + 7919 * i) for i in range(threads)]
+        if parallel == "tree":
+            self.trees = [Tree(capacity, self.seed, workers=threads)]
+        else:
+            self.trees = [Tree(capacity, self.seed + 7919 * i) for i in range(threads)]
         self._history: list[Move] | None = None
         self._rules = None
         self._pool: ThreadPoolExecutor | None = None
@@ -257,7 +269,8 @@ class MCTSPlayer(Player):
         self._history = list(board.move_stack)
         self._rules = board.rules
 
-    def _run(self, tree: Tree, budget: Budget, stop: threading.Event) -> int:
+    def _run(self, tree: Tree, budget: Budget, stop: threading.Event, worker: int = 0) -> int:
+        """One thread's share of the search: chunks of simulations between clock checks."""
         total = 0
         chunk = 64
         while not stop.is_set():
@@ -269,22 +282,26 @@ class MCTSPlayer(Player):
             else:
                 n = chunk
             t0 = time.perf_counter()
-            done = tree.search(n, self.c, self.policy, self.solver)
+            done = tree.search(n, self.c, self.policy, self.solver, worker)
             t1 = time.perf_counter()
             total += done
             if done < n:  # root proven
+                stop.set()
                 break
             if budget.deadline is not None:
                 left_s = budget.deadline - t1
                 if left_s <= 0:
                     if budget.extend_to is None or not self._unclear():
+                        stop.set()
                         break
                     budget.deadline, budget.extend_to = budget.extend_to, None
                     left_s = budget.deadline - t1
                 per_sim = max((t1 - t0) / max(done, 1), 1e-7)
                 # chunks of about 1 ms, less near the deadline
                 chunk = int(max(8, min(left_s / 2, 0.001) / per_sim))
-                if budget.extend_to is not None and self._decided(tree, left_s / per_sim):
+                sims_left = len(tree.rngs) * left_s / per_sim  # all threads on this tree
+                if budget.extend_to is not None and self._decided(tree, sims_left):
+                    stop.set()
                     break  # a time bank: save the time for a move where it matters
             else:
                 chunk = min(chunk * 2, 4096)
@@ -329,13 +346,19 @@ class MCTSPlayer(Player):
         start = time.perf_counter()
         budget = self._budget(board, limit, start)
         self._root(board)
-        stop = threading.Event()
+        stop = threading.Event()  # set by the first thread that decides the search is over
+        if budget.sims is not None:
+            budget.sims = -(-budget.sims // self.threads)  # `sims` counts all threads' simulations
         if self.threads == 1:
             sims = self._run(self.trees[0], budget, stop)
         else:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.threads)
-            futures = [self._pool.submit(self._run, t, budget, stop) for t in self.trees]
+            if len(self.trees) == 1:  # tree parallelism: every thread on the one tree
+                jobs = [(self.trees[0], w) for w in range(self.threads)]
+            else:
+                jobs = [(tree, 0) for tree in self.trees]
+            futures = [self._pool.submit(self._run, tree, budget, stop, w) for tree, w in jobs]
             sims = sum(f.result() for f in futures)
         actions, visits, wins, status = self._merged()
         if len(actions) == 0:  # no time for even one expansion
@@ -344,7 +367,7 @@ class MCTSPlayer(Player):
         i = _pick(visits, status)
         move = Move.from_action(int(actions[i]))
         value = _value(wins[i], visits[i], status[i])
-        pv = self.trees[0].pv() if self.threads == 1 else [int(actions[i])]
+        pv = self.trees[0].pv() if len(self.trees) == 1 else [int(actions[i])]
         info = {
             "sims": sims,
             "visits": int(visits[i]),

@@ -10,7 +10,8 @@ small `meta` array; the children of a node sit next to each other:
     wins[n]    their total reward for the player who *made* `move[n]`
                (win 1, draw 0.5, loss 0)
     status[n]  the proven game value for that same player: UNKNOWN, LOSS, DRAW, WIN
-    meta       [root, used]: the root's node number, nodes in use
+    meta       [root, used]: the root's node number, nodes handed out (more than
+               the capacity once the tree is full: see `nodes_used`)
 
 The search is MCTS-solver (Winands et al. 2008): a node whose move ends the game
 gets its exact value; a node with a winning child is a proven loss for the
@@ -20,7 +21,20 @@ the search stops wasting playouts on decided lines. At expansion a move that
 wins the game at once is marked WIN without playing it.
 
 Every function is iterative (no recursion: numba issue 6061 breaks the on-disk
-cache) and `nogil`, so several trees can search in Python threads at once.
+cache) and `nogil`. Several threads may run `search` on one tree at once (tree
+parallelism, Chaslot et al. 2008, lock-free as in Enzenberger and Müller 2009):
+
+- a simulation counts its visit on each node as it selects it, and adds the
+  reward only on the way back, so a line another thread is playing out looks
+  like a loss until then ("virtual loss") and the threads spread out;
+- visit counts, rewards and the count of nodes in use change by atomic adds
+  (`ninefold.players.atomics`), so no update is lost;
+- a thread claims a node for expansion by swapping `first` from -1 to
+  EXPANDING, writes the children, then publishes them with a release store;
+  a thread that finds a node being expanded plays out from it instead;
+- proven values are plain byte writes: a stale read only delays a proof.
+
+With one thread the atomics cost about 1% of the speed (benchmarks/mcts_speed.py).
 """
 
 from __future__ import annotations
@@ -38,16 +52,19 @@ from ninefold.kernel import (
     SIDE,
     STATE_SIZE,
     WIN,
+    count_moves,
     empty_cells,
     play,
     playable_boards,
     random_move,
     xorshift,
 )
+from ninefold.players.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
 from ninefold.rules import FLAG_WIN_FIVE
 
 UNKNOWN, LOSS, DRAW, WIN_ = -1, 0, 1, 2
 ROOT, USED = 0, 1
+EXPANDING = -2  # first[n] while one thread writes n's children
 
 POLICY_RANDOM = 0  # uniform random playouts
 POLICY_WIN = 1  # take a move that wins the game at once, else uniform
@@ -123,11 +140,21 @@ def reset(first, nchild, move, visits, wins, status, meta) -> None:
 
 
 @njit(cache=True, inline="always")
-def _expand(node, s, flags, first, nchild, move, visits, wins, status, meta) -> bool:
-    """Give `node` (whose position is `s`) its children; False if the tree is full."""
-    used = meta[USED]
-    if used + 81 > first.shape[0]:
-        return False
+def _expand(node, s, flags, first, nchild, move, visits, wins, status, meta) -> int:
+    """Give `node` (whose position is `s`) its children.
+
+    Returns 1 if it did, 0 if another thread is expanding or has expanded it,
+    -1 if the tree is full.
+    """
+    if not atomic_cas(first, node, -1, EXPANDING):
+        return 0
+    k = count_moves(s)
+    used = atomic_add(meta, USED, k)
+    if used + k > first.shape[0]:
+        # Full. The count is not given back: another thread may have taken
+        # nodes after ours, and handing ours out again would overlap them.
+        atomic_store(first, node, -1)
+        return -1
     boards = playable_boards(s)
     side = s[SIDE]
     winners = winning_boards(s, flags)
@@ -154,12 +181,11 @@ def _expand(node, s, flags, first, nchild, move, visits, wins, status, meta) -> 
             else:
                 status[n] = UNKNOWN
             n += 1
-    first[node] = used
-    nchild[node] = n - used
-    meta[USED] = n
+    nchild[node] = k
     if won:
         status[node] = LOSS
-    return True
+    atomic_store(first, node, used)  # publish: the children are written
+    return 1
 
 
 @njit(cache=True, nogil=True)
@@ -170,7 +196,8 @@ def search(
 ) -> int:
     """Run up to `sims` simulations from the root; returns how many ran.
 
-    Stops early when the root is proven (with `solver`).
+    Stops early when the root is proven (with `solver`). Threads may call this
+    on one tree at once, each with its own `rng`.
     """
     s = np.empty_like(root_state)
     path = np.empty(90, np.int64)
@@ -187,6 +214,7 @@ def search(
         node = root
         depth = 0
         path[0] = root
+        prior = atomic_add(visits, root, 1)  # visits of `node` before this simulation
         winner = -1  # of this simulation: 0 X, 1 O, -1 draw
         while True:
             st = status[node]
@@ -194,17 +222,20 @@ def search(
                 mover = root_side ^ (depth & 1) ^ 1
                 winner = mover if st == WIN_ else (mover ^ 1 if st == LOSS else -1)
                 break
-            if first[node] < 0:
-                if (node != root and visits[node] == 0) or not _expand(
-                    node, s, flags, first, nchild, move, visits, wins, status, meta
-                ):
+            f = atomic_load(first, node)
+            if f < 0:
+                grown = 0
+                if node == root or prior > 0:
+                    grown = _expand(node, s, flags, first, nchild, move, visits, wins, status,
+                                    meta)
+                f = atomic_load(first, node)
+                if grown <= 0 and f < 0:  # a new leaf, the tree is full, or being expanded
                     result, x = playout(s, flags, policy, x)
                     winner = result - 1
                     break
                 if solver and status[node] != UNKNOWN:
                     continue  # proven at once by a winning child
             # select a child by UCT
-            f = first[node]
             k = nchild[node]
             best = -1
             best_value = -1e300
@@ -233,6 +264,7 @@ def search(
             depth += 1
             path[depth] = best
             node = best
+            prior = atomic_add(visits, node, 1)
             if s[RESULT] >= 0 and status[node] == UNKNOWN:
                 mover = root_side ^ (depth & 1) ^ 1
                 r = s[RESULT] - 1
@@ -242,11 +274,10 @@ def search(
         for d in range(depth, -1, -1):
             n = path[d]
             mover = root_side ^ (d & 1) ^ 1
-            visits[n] += 1
             if winner < 0:
-                wins[n] += 0.5
+                atomic_add(wins, n, 0.5)
             elif winner == mover:
-                wins[n] += 1.0
+                atomic_add(wins, n, 1.0)
             if proving and d > 0:
                 parent = path[d - 1]
                 if status[parent] != UNKNOWN:
