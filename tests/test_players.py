@@ -256,7 +256,8 @@ def test_spec_parsing() -> None:
     player = make_player("mcts:ms=100")
     assert isinstance(player, MCTSPlayer) and player.ms == 100 and player.spec == "mcts:ms=100"
     for bad in ("", "mcts:speed=3", "mcts:sims=lots", "level:11", "level:0", "chess",
-                "mcts:policy=smart", "mcts:threads=0"):
+                "mcts:policy=smart", "mcts:threads=0", "mcts:parallel=leaf",
+                "mcts:margin=soon", "mcts:margin=-1"):
         with pytest.raises(PlayerSpecError):
             make_player(bad)
     assert set(LADDER) == set(range(1, 11))
@@ -268,6 +269,23 @@ def test_time_bank_budget_is_planned_within_the_bank() -> None:
     board = Board()
     result = player.play(board, Limit(bank_ms=300, increment_ms=50))
     assert result.info["ms"] < 300
+
+
+def test_stall_margin_keeps_recent_stalls_in_hand_up_to_a_quarter() -> None:
+    player = MCTSPlayer(seed=1)
+    budget = player._budget(Board(), Limit(move_ms=100), start=0.0)
+    assert budget.deadline == pytest.approx((100 - 4) / 1000) and budget.ms == 100
+    player._stall_ms = 12.0  # the OS recently took the CPU away for 12 ms
+    assert player._stall_margin(budget) == pytest.approx(0.012)
+    player._stall_ms = 80.0
+    assert player._stall_margin(budget) == pytest.approx(0.025)  # a quarter of 100 ms
+    fixed = MCTSPlayer(seed=1, margin="10")
+    fixed._stall_ms = 80.0
+    budget = fixed._budget(Board(), Limit(move_ms=100), start=0.0)
+    assert budget.deadline == pytest.approx(0.090) and fixed._stall_margin(budget) == 0
+    # the memory of a stall fades move by move
+    player.play(Board(), Limit(sims=50))
+    assert player._stall_ms < 80.0
 
 
 def test_analysis_returns_a_dataclass() -> None:

@@ -25,6 +25,7 @@ REGISTRY["mcts"] = (
     {
         "ms": float, "sims": int, "threads": int, "parallel": str, "c": float, "policy": str,
         "solver": bool, "reuse": bool, "nodes": int, "seed": int, "tm": str,
+        "margin": str,
     },
 )
 REGISTRY["naive"] = (NaivePlayer, {"seed": int})

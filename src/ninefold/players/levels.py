@@ -22,11 +22,11 @@ LADDER: dict[int, str] = {
     2: "naive",
     3: "alphabeta:depth=2",
     4: "mcts:sims=700",
-    5: "mcts:sims=1500",
-    6: "mcts:sims=5000",
-    7: "mcts:sims=15000",
-    8: "mcts:sims=45000",
-    9: "mcts:sims=150000",
+    5: "mcts:sims=1350",
+    6: "mcts:sims=2900",
+    7: "mcts:sims=6500",
+    8: "mcts:sims=16000",
+    9: "mcts:sims=42000",
     10: "mcts:ms=2000",
 }
 

@@ -15,6 +15,10 @@ Spec options (all optional)::
     mcts:nodes=2000000       tree capacity (per thread with parallel=root; two buffers of
                              it: about 40 MB each)
     mcts:seed=1              random seed
+    mcts:margin=auto         stop this many ms before a per-move deadline; ``auto`` (the
+                             default) stops 4 ms before it, plus the longest recent
+                             stall (time the process was off the CPU) up to a quarter
+                             of the budget
 
 The search itself is in `ninefold.players.mcts_tree`; this module turns a
 `Board` and a `Limit` into calls to it: it keeps the tree between moves (the
@@ -47,6 +51,8 @@ from ninefold.rules import Board, Move
 DEFAULT_C = 0.6
 DEFAULT_MS = 1000.0
 SAFETY_MS = 4.0  # stop this long before a per-move deadline (Python overhead after the search)
+STALL_DECAY = 0.7  # per move: how fast the memory of a stall fades
+STALL_SHARE = 0.25  # never give more than this share of a move's time to stalls
 BANK_RESERVE_MS = 60.0  # never plan to use the last part of a time bank
 
 
@@ -134,6 +140,7 @@ class Budget:
     deadline: float | None  # perf_counter time, or None
     sims: int | None
     extend_to: float | None = None  # a later deadline allowed when the choice is unclear
+    ms: float = 0.0  # the time the deadline allows, for the cap on the stall margin
 
 
 _WARM = threading.Lock()
@@ -167,6 +174,7 @@ class MCTSPlayer(Player):
         nodes: int = 2_000_000,
         seed: int | None = None,
         tm: str = "smart",
+        margin: str = "auto",
     ) -> None:
         if ms is not None and ms <= 0:
             raise BudgetError(f"ms must be positive, not {ms!r}")
@@ -182,6 +190,14 @@ class MCTSPlayer(Player):
             raise ValueError(f"tm must be 'smart' or 'flat', not {tm!r}")
         if nodes < 1000:
             raise ValueError(f"nodes must be at least 1000, not {nodes!r}")
+        try:
+            fixed_margin = None if margin == "auto" else float(margin)
+        except ValueError:
+            raise ValueError(f"margin must be 'auto' or a number of ms, not {margin!r}") from None
+        if fixed_margin is not None and not 0 <= fixed_margin < 1e6:
+            raise ValueError(f"margin must be 0 ms or more, not {margin!r}")
+        self.fixed_margin = fixed_margin
+        self._stall_ms = 0.0  # the longest recent stall (decays from move to move)
         self.ms = ms
         self.sims = sims
         self.threads = threads
@@ -225,11 +241,23 @@ class MCTSPlayer(Player):
         if not ms_options:
             return Budget(None, sims)
         ms = min(ms_options)
-        deadline = start + max(ms - SAFETY_MS, 0.5) / 1000
-        extend_to = start + max(extend - SAFETY_MS, 0.5) / 1000 if extend else None
+        safety = SAFETY_MS if self.fixed_margin is None else self.fixed_margin
+        deadline = start + max(ms - safety, 0.5) / 1000
+        extend_to = start + max(extend - safety, 0.5) / 1000 if extend else None
         if extend_to is not None and extend_to <= deadline:
             extend_to = None
-        return Budget(deadline, sims, extend_to)
+        return Budget(deadline, sims, extend_to, ms)
+
+    def _stall_margin(self, budget: Budget) -> float:
+        """Seconds to stop early because the process has lately been descheduled.
+
+        On a loaded machine the OS takes the CPU away for a few ms at a time; a
+        search whose last chunk is hit by that overruns by as much. So keep the
+        longest recent stall in hand (at most a quarter of the budget).
+        """
+        if self.fixed_margin is not None:
+            return 0.0
+        return min(self._stall_ms, STALL_SHARE * budget.ms) / 1000
 
     def _bank_plan(self, board: Board, limit: Limit) -> tuple[float, float]:
         """(planned ms, most ms) for this move from a time bank.
@@ -273,6 +301,8 @@ class MCTSPlayer(Player):
         """One thread's share of the search: chunks of simulations between clock checks."""
         total = 0
         chunk = 64
+        per_sim_best = 1.0  # seconds: the fastest chunk's time per simulation
+        last = time.perf_counter()
         while not stop.is_set():
             if budget.sims is not None:
                 left = budget.sims - total
@@ -285,17 +315,24 @@ class MCTSPlayer(Player):
             done = tree.search(n, self.c, self.policy, self.solver, worker)
             t1 = time.perf_counter()
             total += done
+            if done:
+                per_sim_best = min(per_sim_best, (t1 - t0) / done)
+                # wall time since the last check not explained by the work done
+                stall_ms = 1000 * (t1 - last - done * per_sim_best)
+                if stall_ms > self._stall_ms:
+                    self._stall_ms = stall_ms
+            last = t1
             if done < n:  # root proven
                 stop.set()
                 break
             if budget.deadline is not None:
-                left_s = budget.deadline - t1
+                left_s = budget.deadline - self._stall_margin(budget) - t1
                 if left_s <= 0:
                     if budget.extend_to is None or not self._unclear():
                         stop.set()
                         break
                     budget.deadline, budget.extend_to = budget.extend_to, None
-                    left_s = budget.deadline - t1
+                    left_s = budget.deadline - self._stall_margin(budget) - t1
                 per_sim = max((t1 - t0) / max(done, 1), 1e-7)
                 # chunks of about 1 ms, less near the deadline
                 chunk = int(max(8, min(left_s / 2, 0.001) / per_sim))
@@ -345,6 +382,7 @@ class MCTSPlayer(Player):
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         start = time.perf_counter()
         budget = self._budget(board, limit, start)
+        self._stall_ms *= STALL_DECAY
         self._root(board)
         stop = threading.Event()  # set by the first thread that decides the search is over
         if budget.sims is not None:
