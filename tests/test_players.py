@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -22,7 +24,7 @@ from ninefold.players import (
 from ninefold.players import mcts_tree as mt
 from ninefold.players.alphabeta import MATE, AlphaBetaPlayer
 from ninefold.players.analysis import Analysis, analyze
-from ninefold.players.mcts import MCTSPlayer, Tree
+from ninefold.players.mcts import Budget, MCTSPlayer, Tree
 
 # X owns boards 0 and 1 and has g1 h1: i1 wins the game at once.
 X_WINS_AT_I1 = "standard xxxxxxxx1/9/9/o2o2o2/1o7/5o3/o2o4o/9/9 x 2 xx......."
@@ -286,6 +288,40 @@ def test_stall_margin_keeps_recent_stalls_in_hand_up_to_a_quarter() -> None:
     # the memory of a stall fades move by move
     player.play(Board(), Limit(sims=50))
     assert player._stall_ms < 80.0
+
+
+def test_stall_memory_is_capped_when_recorded_so_one_long_suspension_fades() -> None:
+    player = MCTSPlayer(seed=1)
+    tree = player.trees[0]
+    search, calls = tree.search, []
+
+    def stalled_search(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            time.sleep(0.05)  # as if the OS took the CPU away for 50 ms
+        return search(*args)
+
+    tree.search = stalled_search
+    player._root(Board())
+    budget = player._budget(Board(), Limit(move_ms=40), start=time.perf_counter())
+    player._run(tree, budget, threading.Event(), 0, 10_000)
+    assert len(calls) >= 2 and player._stall_ms == pytest.approx(0.25 * 40)
+
+
+def test_threads_at_the_deadline_extend_it_once_and_the_search_goes_on(monkeypatch) -> None:
+    player = MCTSPlayer(seed=1, threads=2)
+    monkeypatch.setattr(player, "_unclear", lambda: True)
+    now = time.perf_counter()
+    budget = Budget(deadline=now - 0.001, sims=None, extend_to=now + 1.0, ms=100)
+    # both threads reach the deadline in the same chunk and ask in turn
+    assert player._extend(budget) and player._extend(budget)
+    assert budget.deadline == now + 1.0 and budget.extend_to is None
+
+
+@pytest.mark.parametrize("parallel", ["tree", "root"])
+def test_sims_counts_the_simulations_of_all_threads_exactly(parallel: str) -> None:
+    player = MCTSPlayer(sims=1001, threads=2, parallel=parallel, seed=5)
+    assert player.play(Board()).info["sims"] == 1001
 
 
 def test_analysis_returns_a_dataclass() -> None:

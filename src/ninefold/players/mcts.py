@@ -198,6 +198,7 @@ class MCTSPlayer(Player):
             raise ValueError(f"margin must be 0 ms or more, not {margin!r}")
         self.fixed_margin = fixed_margin
         self._stall_ms = 0.0  # the longest recent stall (decays from move to move)
+        self._extend_lock = threading.Lock()
         self.ms = ms
         self.sims = sims
         self.threads = threads
@@ -242,7 +243,7 @@ class MCTSPlayer(Player):
             return Budget(None, sims)
         ms = min(ms_options)
         safety = SAFETY_MS if self.fixed_margin is None else self.fixed_margin
-        deadline = start + max(ms - safety, 0.5) / 1000
+        deadline = start + max(ms - safety, 0.5 * ms) / 1000
         extend_to = start + max(extend - safety, 0.5) / 1000 if extend else None
         if extend_to is not None and extend_to <= deadline:
             extend_to = None
@@ -276,7 +277,7 @@ class MCTSPlayer(Player):
             planned = min(usable, inc + (bank - inc) / 20.0)
         else:
             planned = min(usable * 0.4, inc * 0.9 + max(bank - inc, 0.0) / moves_left)
-        most = min(usable * 0.5, usable)
+        most = usable * 0.5
         return max(planned, 1.0), max(most, 1.0)
 
     # ---- search
@@ -297,15 +298,23 @@ class MCTSPlayer(Player):
         self._history = list(board.move_stack)
         self._rules = board.rules
 
-    def _run(self, tree: Tree, budget: Budget, stop: threading.Event, worker: int = 0) -> int:
-        """One thread's share of the search: chunks of simulations between clock checks."""
+    def _run(
+        self, tree: Tree, budget: Budget, stop: threading.Event, worker: int = 0,
+        quota: int | None = None,
+    ) -> int:
+        """One thread's share of the search: chunks of simulations between clock checks.
+
+        `quota` caps this thread's simulations (its share of `sims=`).
+        """
         total = 0
-        chunk = 64
+        # Small first chunk when the budget is tiny: it runs before any clock check.
+        chunk = 64 if budget.deadline is None or budget.ms >= 20 else 8
         per_sim_best = 1.0  # seconds: the fastest chunk's time per simulation
+        stall_cap = STALL_SHARE * budget.ms
         last = time.perf_counter()
         while not stop.is_set():
-            if budget.sims is not None:
-                left = budget.sims - total
+            if quota is not None:
+                left = quota - total
                 if left <= 0:
                     break
                 n = min(chunk, left)
@@ -317,8 +326,9 @@ class MCTSPlayer(Player):
             total += done
             if done:
                 per_sim_best = min(per_sim_best, (t1 - t0) / done)
-                # wall time since the last check not explained by the work done
-                stall_ms = 1000 * (t1 - last - done * per_sim_best)
+                # wall time since the last check not explained by the work done,
+                # capped as it is used, so one long suspension fades in a few moves
+                stall_ms = min(1000 * (t1 - last - done * per_sim_best), stall_cap)
                 if stall_ms > self._stall_ms:
                     self._stall_ms = stall_ms
             last = t1
@@ -328,14 +338,16 @@ class MCTSPlayer(Player):
             if budget.deadline is not None:
                 left_s = budget.deadline - self._stall_margin(budget) - t1
                 if left_s <= 0:
-                    if budget.extend_to is None or not self._unclear():
+                    if not self._extend(budget):
                         stop.set()
                         break
-                    budget.deadline, budget.extend_to = budget.extend_to, None
                     left_s = budget.deadline - self._stall_margin(budget) - t1
                 per_sim = max((t1 - t0) / max(done, 1), 1e-7)
-                # chunks of about 1 ms, less near the deadline
+                # chunks of about 1 ms, less near the deadline; at most twice the
+                # last one, as a chunk of cheap (proven) simulations underestimates
+                # the time a simulation takes
                 chunk = int(max(8, min(left_s / 2, 0.001) / per_sim))
+                chunk = min(chunk, 2 * n + 8)
                 sims_left = len(tree.rngs) * left_s / per_sim  # all threads on this tree
                 if budget.extend_to is not None and self._decided(tree, sims_left):
                     stop.set()
@@ -343,6 +355,22 @@ class MCTSPlayer(Player):
             else:
                 chunk = min(chunk * 2, 4096)
         return total
+
+    def _extend(self, budget: Budget) -> bool:
+        """At the deadline: move it to `extend_to` if the choice is unclear.
+
+        True if the search goes on. Threads reach the deadline together; the
+        lock lets one decide, and the others see the deadline it set.
+        """
+        with self._extend_lock:
+            if budget.deadline is not None and budget.deadline - self._stall_margin(
+                budget
+            ) > time.perf_counter():
+                return True  # another thread has just extended it
+            if budget.extend_to is None or not self._unclear():
+                return False
+            budget.deadline, budget.extend_to = budget.extend_to, None
+            return True
 
     def _decided(self, tree: Tree, sims_left: float) -> bool:
         """The most visited move cannot be overtaken in the time left (one tree's view)."""
@@ -385,10 +413,8 @@ class MCTSPlayer(Player):
         self._stall_ms *= STALL_DECAY
         self._root(board)
         stop = threading.Event()  # set by the first thread that decides the search is over
-        if budget.sims is not None:
-            budget.sims = -(-budget.sims // self.threads)  # `sims` counts all threads' simulations
         if self.threads == 1:
-            sims = self._run(self.trees[0], budget, stop)
+            sims = self._run(self.trees[0], budget, stop, 0, budget.sims)
         else:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.threads)
@@ -396,7 +422,15 @@ class MCTSPlayer(Player):
                 jobs = [(self.trees[0], w) for w in range(self.threads)]
             else:
                 jobs = [(tree, 0) for tree in self.trees]
-            futures = [self._pool.submit(self._run, tree, budget, stop, w) for tree, w in jobs]
+            # `sims` counts all threads' simulations: split it exactly
+            quotas: list[int | None] = [None] * self.threads
+            if budget.sims is not None:
+                q, r = divmod(budget.sims, self.threads)
+                quotas = [q + (i < r) for i in range(self.threads)]
+            futures = [
+                self._pool.submit(self._run, tree, budget, stop, w, quota)
+                for (tree, w), quota in zip(jobs, quotas, strict=True)
+            ]
             sims = sum(f.result() for f in futures)
         actions, visits, wins, status = self._merged()
         if len(actions) == 0:  # no time for even one expansion

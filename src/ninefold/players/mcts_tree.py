@@ -16,8 +16,9 @@ small `meta` array; the children of a node sit next to each other:
 The search is MCTS-solver (Winands et al. 2008): a node whose move ends the game
 gets its exact value; a node with a winning child is a proven loss for the
 player who moved into it; a node whose children are all proven takes the
-best of them. Selection skips proven losses and never enters proven nodes, so
-the search stops wasting playouts on decided lines. At expansion a move that
+best of them. Selection skips proven losses; a simulation that reaches a
+proven node stops there and backs up its exact value (no playout), so the
+search stops wasting playouts on decided lines and proofs climb the tree. At expansion a move that
 wins the game at once is marked WIN without playing it.
 
 Every function is iterative (no recursion: numba issue 6061 breaks the on-disk
@@ -146,6 +147,8 @@ def _expand(node, s, flags, first, nchild, move, visits, wins, status, meta) -> 
     Returns 1 if it did, 0 if another thread is expanding or has expanded it,
     -1 if the tree is full.
     """
+    if atomic_load(meta, USED) >= first.shape[0]:
+        return -1  # full: don't make the other threads fight over `meta` for nothing
     if not atomic_cas(first, node, -1, EXPANDING):
         return 0
     k = count_moves(s)
@@ -366,7 +369,7 @@ def compact(
 def root_children(first, nchild, move, visits, wins, status, meta):
     """(actions, visits, wins, status) of the root's children (empty if not expanded)."""
     root = meta[ROOT]
-    f = first[root]
+    f = atomic_load(first, root)  # acquire: called while threads may be expanding the root
     k = nchild[root] if f >= 0 else 0
     actions = np.empty(k, np.int64)
     v = np.empty(k, np.int64)
@@ -383,7 +386,7 @@ def root_children(first, nchild, move, visits, wins, status, meta):
 @njit(cache=True, nogil=True)
 def best_child(first, nchild, visits, status, node: int) -> int:
     """The child to play: a proven win, else the most visited child that is not a proven loss."""
-    f = first[node]
+    f = atomic_load(first, node)
     if f < 0:
         return -1
     best = -1
