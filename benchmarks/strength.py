@@ -205,7 +205,7 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
         f"mean game length {_mean([r.plies for r in results]):.1f} plies",
     ]
     forfeits = [r.forfeit for r in results if r.forfeit]
-    if forfeits:
+    if forfeits or cfg.bank is not None:
         lines.append(f"lost on time: A {forfeits.count('A')}, B {forfeits.count('B')}")
     for side, spec in (("A", cfg.spec_a), ("B", cfg.spec_b)):
         pairs = [p for r in results for p in zip(r.overruns[side], r.off_cpu[side], strict=True)]
