@@ -260,6 +260,11 @@ class MCTSPlayer(Player):
             return 0.0
         return min(self._stall_ms, STALL_SHARE * budget.ms) / 1000
 
+    def _time_left(self, budget: Budget, now: float) -> float:
+        """Seconds from `now` to the deadline, less the stall margin (budget has a deadline)."""
+        assert budget.deadline is not None
+        return budget.deadline - self._stall_margin(budget) - now
+
     def _bank_plan(self, board: Board, limit: Limit) -> tuple[float, float]:
         """(planned ms, most ms) for this move from a time bank.
 
@@ -336,12 +341,12 @@ class MCTSPlayer(Player):
                 stop.set()
                 break
             if budget.deadline is not None:
-                left_s = budget.deadline - self._stall_margin(budget) - t1
+                left_s = self._time_left(budget, t1)
                 if left_s <= 0:
                     if not self._extend(budget):
                         stop.set()
                         break
-                    left_s = budget.deadline - self._stall_margin(budget) - t1
+                    left_s = self._time_left(budget, t1)
                 per_sim = max((t1 - t0) / max(done, 1), 1e-7)
                 # chunks of about 1 ms, less near the deadline; at most twice the
                 # last one, as a chunk of cheap (proven) simulations underestimates
@@ -363,9 +368,7 @@ class MCTSPlayer(Player):
         lock lets one decide, and the others see the deadline it set.
         """
         with self._extend_lock:
-            if budget.deadline is not None and budget.deadline - self._stall_margin(
-                budget
-            ) > time.perf_counter():
+            if self._time_left(budget, time.perf_counter()) > 0:
                 return True  # another thread has just extended it
             if budget.extend_to is None or not self._unclear():
                 return False
