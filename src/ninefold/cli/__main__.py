@@ -1,0 +1,5 @@
+"""`python -m ninefold.cli`."""
+
+from ninefold.cli import main
+
+main()

@@ -1,0 +1,61 @@
+"""Commands for bots: run ninefold as a bot, and the platforms' input test."""
+
+from __future__ import annotations
+
+import typer
+
+from ninefold.cli import _fail, _rules, app, console
+from ninefold.players import make_player, strongest_spec
+
+
+@app.command("bot")
+def bot_command(
+    protocol: str = typer.Option(..., help="aigames, riddles or codingame."),
+    player: str = typer.Option(None, help="Player spec (default: strongest)."),
+    rules: str = typer.Option(None, help="Rules (default: standard; codingame for codingame)."),
+) -> None:
+    """Run ninefold as a bot on stdin/stdout, speaking a platform's protocol."""
+    from ninefold.protocols import runner
+
+    try:
+        bot_player = make_player(player or strongest_spec())
+        default_rules = "codingame" if protocol.strip().lower() == "codingame" else "standard"
+        bot_runner = runner(protocol, bot_player, rules=_rules(rules or default_rules))
+    except ValueError as exc:
+        _fail(str(exc))
+    raise typer.Exit(bot_runner.run())
+
+
+def _seat(text: str | None, protocol: str | None, cwd: str | None, name: str | None,
+          tc: str | None, memory_mb: int | None = None, cpu_s: int | None = None):
+    from ninefold.arena import Seat
+
+    if not text:
+        _fail("name both players (--bot1, --bot2), or --resume a stored run")
+    try:
+        return Seat.parse(text, protocol, name=name, cwd=cwd, tc=tc, memory_mb=memory_mb,
+                          cpu_s=cpu_s)
+    except ValueError as exc:
+        _fail(f"{text!r}: {exc} (an external bot needs --protocol1/--protocol2)")
+
+
+@app.command("check-bot")
+def check_bot_command(
+    command: str = typer.Argument(..., help="The bot's command line (quote it)."),
+    protocol: str = typer.Option(..., help="aigames, riddles or codingame."),
+    cwd: str = typer.Option(None, help="Working directory of the bot."),
+    tc: str = typer.Option(None, help="Time control, e.g. 'bank=10000,inc=500' or 'turn=100'."),
+    first_move_ms: int = typer.Option(3000, help="Extra time for the first answer (start-up)."),
+    slack_ms: int = typer.Option(50, help="Extra time on every deadline."),
+    log_dir: str = typer.Option(None, help="Folder for the bot's stderr logs."),
+) -> None:
+    """The platforms' input test: first move, forced board, free move, nearly full board."""
+    from ninefold.arena.checkbot import check_bot, passed
+
+    seat = _seat(command, protocol, cwd, None, tc)
+    checks = check_bot(seat, first_move_ms=first_move_ms, slack_ms=slack_ms, log_dir=log_dir)
+    for check in checks:
+        console.print(str(check), highlight=False, markup=False)
+    ok = passed(checks)
+    console.print("input test passed" if ok else "input test FAILED", highlight=False)
+    raise typer.Exit(0 if ok else 1)
