@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ninefold import Board
-from ninefold.players.mcts import MCTSPlayer, warm_up
+from ninefold.players import MCTSPlayer, warm_up
 
 app = typer.Typer(add_completion=False)
 console = Console()

@@ -35,7 +35,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ninefold.players import REGISTRY, Limit, Player, PlayResult, make_player
+from ninefold.players import Limit, Player, PlayResult, make_player, register
 from ninefold.rules import Board, Mark, Move, random_opening
 
 app = typer.Typer(add_completion=False)
@@ -45,6 +45,7 @@ console = Console()
 # --- OpenSpiel's MCTS as a ninefold player (benchmark only) ---------------------------
 
 
+@register("openspiel")
 class OpenSpielMCTS(Player):
     """OpenSpiel's C++ MCTSBot with one random rollout per leaf (no tree reuse)."""
 
@@ -93,11 +94,6 @@ class OpenSpielMCTS(Player):
             b = board.target
         c = self._bot(limit).step(state)
         return PlayResult(Move(b, c))
-
-
-REGISTRY["openspiel"] = (
-    OpenSpielMCTS, {"ms": float, "sims": int, "c": float, "solve": bool, "seed": int}
-)
 
 
 # --- games ------------------------------------------------------------------------------

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
+import io
+import os
 import random
+import subprocess
+import sys
 import threading
 import time
 
@@ -19,11 +24,15 @@ from ninefold.players import (
     PlayerSpecError,
     make_player,
     parse_spec,
+    register,
+    stderr_progress,
     strongest_spec,
+    usable_cpus,
 )
 from ninefold.players import mcts_tree as mt
 from ninefold.players.alphabeta import MATE, AlphaBetaPlayer
 from ninefold.players.analysis import Analysis, analyze
+from ninefold.players.base import Player, PlayResult
 from ninefold.players.mcts import Budget, MCTSPlayer, Tree
 
 # X owns boards 0 and 1 and has g1 h1: i1 wins the game at once.
@@ -32,13 +41,15 @@ X_WINS_AT_I1 = "standard xxxxxxxx1/9/9/o2o2o2/1o7/5o3/o2o4o/9/9 x 2 xx......."
 # board 2, b7 to the closed board 1, a free move).
 O_MUST_NOT_SEND = "standard xxxxxxxx1/9/9/o2o2o2/1o7/5o3/o2o4o/9/3x5 o 6 xx......."
 
+needs_two_cpus = pytest.mark.skipif(usable_cpus() < 2, reason="two threads need two CPUs")
+
 QUICK_SPECS = [
     "random:seed=1",
     "naive:seed=1",
     "alphabeta:depth=2",
     "mcts:sims=200,seed=1",
-    "mcts:sims=200,threads=2,seed=1",
-    "mcts:sims=200,threads=2,parallel=root,seed=1",
+    pytest.param("mcts:sims=200,threads=2,seed=1", marks=needs_two_cpus),
+    pytest.param("mcts:sims=200,threads=2,parallel=root,seed=1", marks=needs_two_cpus),
     "mcts:sims=200,policy=random,solver=off,reuse=off,seed=1",
     "level:4",
 ]
@@ -115,7 +126,7 @@ def test_solver_finds_a_forced_win_that_alphabeta_confirms() -> None:
         if board.is_game_over() or len(board.legal_moves) > 9:
             continue
         state = kernel.from_board(board)
-        if mt.winning_action(state, board.rules.flags) >= 0:
+        if kernel.winning_action(state, board.rules.flags) >= 0:
             continue  # want a win that is not immediate
         value = _solve(board, 12)
         if value < MATE - 1000 or value > MATE - 3:
@@ -138,19 +149,18 @@ def test_tree_reuse_keeps_the_subtree_and_compaction_preserves_it() -> None:
     tree.set_root(kernel.from_board(board), None)
     tree.search(20_000, 0.6, mt.POLICY_WIN, True)
     a = tree.arrays
-    first_child = mt.best_child(a[0], a[1], a[3], a[5], tree.root)
-    action1 = int(a[2][first_child])
-    reply = mt.best_child(a[0], a[1], a[3], a[5], first_child)
-    action2 = int(a[2][reply])
-    expected_visits = int(a[3][reply])
-    expected = [x.copy() for x in mt.root_children(a[0], a[1], a[2], a[3], a[4], a[5],
-                                                  np.array([reply, 0], np.int64))]
+    first_child = mt.best_child(a, tree.root)
+    action1 = int(a.move[first_child])
+    reply = mt.best_child(a, first_child)
+    action2 = int(a.move[reply])
+    expected_visits = int(a.visits[reply])
+    expected = [x.copy() for x in mt.children(a, reply)]
     board.push(Move.from_action(action1))
     board.push(Move.from_action(action2))
     used_before = tree.used
     kept = tree.set_root(kernel.from_board(board), [action1, action2])
     assert kept
-    assert int(tree.arrays[3][tree.root]) == expected_visits
+    assert int(tree.arrays.visits[tree.root]) == expected_visits
     got = tree.children()
     for x, y in zip(got, expected, strict=True):
         assert np.array_equal(x, y)
@@ -161,11 +171,9 @@ def test_tree_reuse_keeps_the_subtree_and_compaction_preserves_it() -> None:
     small.set_root(kernel.new_state(), None)
     small.search(3_000, 0.6, mt.POLICY_WIN, True)
     assert small.used > small.capacity // 2
-    b2 = small.arrays
-    child = mt.best_child(b2[0], b2[1], b2[3], b2[5], small.root)
-    act = int(b2[2][child])
-    before = [x.copy() for x in mt.root_children(b2[0], b2[1], b2[2], b2[3], b2[4], b2[5],
-                                                np.array([child, 0], np.int64))]
+    child = mt.best_child(small.arrays, small.root)
+    act = int(small.arrays.move[child])
+    before = [x.copy() for x in mt.children(small.arrays, child)]
     s = kernel.new_state()
     kernel.play(s, act // 9, act % 9, 0)
     assert small.set_root(s, [act])
@@ -173,6 +181,21 @@ def test_tree_reuse_keeps_the_subtree_and_compaction_preserves_it() -> None:
     for x, y in zip(small.children(), before, strict=True):
         assert np.array_equal(x, y)
     small.search(2_000, 0.6, mt.POLICY_WIN, True)  # and it keeps searching fine
+
+
+def test_one_rule_picks_the_move_to_play() -> None:
+    # a proven win first, else the most visited move that is not a proven loss
+    unknown, loss, win = mt.UNKNOWN, mt.LOSS, mt.WIN_
+    assert mt.best_of(np.array([9, 5, 1]), np.array([unknown, unknown, win])) == 2
+    assert mt.best_of(np.array([9, 5, 1]), np.array([loss, unknown, unknown])) == 1
+    assert mt.best_of(np.array([3, 9, 5]), np.array([loss, loss, loss])) == 1
+    assert mt.best_of(np.zeros(0, np.int64), np.zeros(0, np.int64)) == -1
+    # the player plays what the tree walk picks at its root
+    player = MCTSPlayer(sims=3000, seed=2)
+    result = player.play(Board())
+    tree = player.trees[0]
+    assert result.move == Move.from_action(int(tree.arrays.move[mt.best_child(tree.arrays, 0)]))
+    assert result.info["pv"][0] == str(result.move)
 
 
 def _check_tree(tree: Tree) -> None:
@@ -194,6 +217,7 @@ def _check_tree(tree: Tree) -> None:
         stack.extend(kids)
 
 
+@needs_two_cpus
 @pytest.mark.parametrize("capacity", [2_000_000, 3_000])
 def test_threads_sharing_one_tree_lose_no_update(capacity: int) -> None:
     # Two threads on one tree: node allocation and expansion are atomic, so
@@ -202,11 +226,12 @@ def test_threads_sharing_one_tree_lose_no_update(capacity: int) -> None:
     player = MCTSPlayer(sims=40_000, threads=2, nodes=capacity, seed=9, reuse=False)
     result = player.play(Board(), Limit())
     (tree,) = player.trees
-    assert int(tree.arrays[3][tree.root]) == result.info["sims"] == 40_000
+    assert int(tree.arrays.visits[tree.root]) == result.info["sims"] == 40_000
     assert tree.used <= tree.capacity
     _check_tree(tree)
 
 
+@needs_two_cpus
 def test_tree_parallel_solver_finds_the_win_and_the_block() -> None:
     player = MCTSPlayer(sims=20_000, threads=2, seed=4)
     assert player.play(Board.from_position(X_WINS_AT_I1)).move == Move.parse("i1")
@@ -266,6 +291,116 @@ def test_spec_parsing() -> None:
     make_player(strongest_spec())
 
 
+def test_spec_refuses_more_threads_than_this_process_may_use() -> None:
+    cpus = usable_cpus()
+    for threads in {64, cpus + 1}:
+        if threads > cpus:
+            with pytest.raises(PlayerSpecError, match=f"may use {cpus} CPU"):
+                make_player(f"mcts:threads={threads}")
+    with pytest.raises(PlayerSpecError, match="threads=0"):
+        make_player("mcts:threads=0")
+
+
+def test_spec_refuses_a_key_given_twice() -> None:
+    with pytest.raises(PlayerSpecError, match="'ms' is given twice"):
+        make_player("mcts:ms=1,ms=2")
+    with pytest.raises(PlayerSpecError, match="given twice"):
+        make_player("level:7,level=8")
+
+
+@pytest.mark.parametrize(("spec", "reason"), [
+    ("mcts:ms=-5", "ms must be positive"),
+    ("mcts:sims=0", "sims must be positive"),
+    ("mcts:c=-1", "c must be more than 0"),
+    ("mcts:c=1000", "at most 10"),
+    ("mcts:nodes=1000000000000", "nodes must be"),
+    ("mcts:nodes=2000000000,parallel=root,threads=2", "GB of memory"),
+    ("mcts:ms=1e20", "ms=1e\\+20 is too much"),
+    ("mcts:ms=inf", "not a finite number"),
+    ("mcts:sims=100000000000", "sims=1e\\+11 is too much"),
+    ("alphabeta:ms=1e20", "too much"),
+    ("alphabeta:ms=0", "ms must be positive"),
+    ("alphabeta:tt_bits=40", "tt_bits must be 8-24"),
+    ("level:0", "level must be 1-10"),
+])
+def test_spec_refuses_absurd_values_with_the_reason(spec: str, reason: str) -> None:
+    if "threads=2" in spec and usable_cpus() < 2:
+        pytest.skip("two threads need two CPUs")
+    with pytest.raises(PlayerSpecError, match=reason) as caught:
+        make_player(spec)
+    assert "\n" not in str(caught.value)
+
+
+def test_spec_errors_are_one_line_and_cut_long_input() -> None:
+    for bad in ("mcts:" + "x" * 10_000, "y" * 10_000, "mcts:ms=" + "9" * 10_000, "level",
+                "mcts:seed"):
+        with pytest.raises(PlayerSpecError) as caught:
+            make_player(bad)
+        message = str(caught.value)
+        assert "\n" not in message and len(message) < 300, message
+    with pytest.raises(PlayerSpecError, match="needs the option level"):
+        make_player("level:seed=3")
+
+
+def test_player_options_are_read_from_the_constructors() -> None:
+    for kind in REGISTRY.values():
+        params = [p for p in inspect.signature(kind.factory.__init__).parameters if p != "self"]
+        assert list(kind.schema.options) == params, kind.name
+    assert REGISTRY["mcts"].schema.options["ms"].kind is float  # from `float | None`
+    assert REGISTRY["alphabeta"].schema.options["tt_bits"].kind is int
+
+    @register("echo-test")
+    class Echo(Player):
+        def __init__(self, word: str, times: int = 1, loud: bool = False,
+                     pause: float | None = None) -> None:
+            self.said = (word.upper() if loud else word) * times
+
+        def _choose(self, board: Board, limit: Limit) -> PlayResult:
+            return PlayResult(next(iter(board.legal_moves)), {"said": self.said})
+
+    try:
+        assert parse_spec("echo-test:word=ab,times=2,loud=yes") == (
+            "echo-test", {"word": "ab", "times": 2, "loud": True})
+        assert make_player("echo-test:word=ab,times=3").said == "ababab"
+        with pytest.raises(PlayerSpecError, match="no option 'colour'"):
+            make_player("echo-test:word=a,colour=red")
+
+        class Bad(Player):
+            def __init__(self, moves: list) -> None: ...
+
+        with pytest.raises(TypeError, match="int, float, str or bool"):
+            register("bad-test")(Bad)
+    finally:
+        REGISTRY.pop("echo-test", None)
+
+
+def test_first_run_says_it_is_compiling_on_stderr_and_nothing_on_stdout(tmp_path) -> None:
+    # an empty numba cache: the search is compiled, and the user is told so
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    code = "from ninefold.players import make_player; make_player('mcts:sims=10')"
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=600) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+        assert run.stdout == ""
+    first, second = runs[0].stderr, runs[1].stderr
+    assert "compiling the search (first run, about" in first
+    assert len(first.splitlines()) == 1  # stderr is not a terminal: one line, no dots
+    assert second == ""  # the cache is full now: nothing to say
+
+
+def test_compile_progress_is_one_line_off_a_terminal_and_dots_on_one() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    cases = ((io.StringIO(), "about 12 s)\n"), (Terminal(), "about 12 s) ... done\n"))
+    for stream, expected in cases:
+        for done in range(4):
+            stderr_progress(done, 3, 12.0 if done == 0 else 0.0, stream)
+        assert stream.getvalue() == "ninefold: compiling the search (first run, " + expected
+
+
 def test_time_bank_budget_is_planned_within_the_bank() -> None:
     player = MCTSPlayer(seed=1)
     board = Board()
@@ -308,6 +443,7 @@ def test_stall_memory_is_capped_when_recorded_so_one_long_suspension_fades() -> 
     assert len(calls) >= 2 and player._stall_ms == pytest.approx(0.25 * 40)
 
 
+@needs_two_cpus
 def test_threads_at_the_deadline_extend_it_once_and_the_search_goes_on(monkeypatch) -> None:
     player = MCTSPlayer(seed=1, threads=2)
     monkeypatch.setattr(player, "_unclear", lambda: True)
@@ -318,6 +454,7 @@ def test_threads_at_the_deadline_extend_it_once_and_the_search_goes_on(monkeypat
     assert budget.deadline == now + 1.0 and budget.extend_to is None
 
 
+@needs_two_cpus
 @pytest.mark.parametrize("parallel", ["tree", "root"])
 def test_sims_counts_the_simulations_of_all_threads_exactly(parallel: str) -> None:
     player = MCTSPlayer(sims=1001, threads=2, parallel=parallel, seed=5)

@@ -332,3 +332,45 @@ def bench(seconds: float = 3.0, flags: int = 0, seed: int = 1) -> dict[str, floa
         if elapsed >= seconds:
             break
     return {"playouts_per_s": games / elapsed, "moves_per_s": plies / elapsed}
+
+
+# --- tactics shared by the searches (alpha-beta and MCTS) ------------------------------
+
+
+def _completing() -> np.ndarray:
+    """completing[m] = the empty cells whose mark would complete a line with mask m."""
+    table = np.zeros(512, np.int64)
+    for m in range(512):
+        for c in range(9):
+            if not m >> c & 1 and WIN[m | 1 << c]:
+                table[m] |= 1 << c
+    return table
+
+
+COMPLETING = _completing()
+
+
+@njit(cache=True, inline="always")
+def winning_boards(s: np.ndarray, flags: int) -> int:
+    """Boards where winning the small board would win the game for the side to move."""
+    side = s[SIDE]
+    mine = s[BIG + side]
+    owned = s[BIG] | s[BIG + 1]
+    boards = playable_boards(s) & ~owned
+    if flags & FLAG_WIN_FIVE:
+        return boards if POPCOUNT[mine] >= 4 else 0
+    return boards & COMPLETING[mine]
+
+
+@njit(cache=True, inline="always")
+def winning_action(s: np.ndarray, flags: int) -> int:
+    """An action that wins the game at once for the side to move, or -1."""
+    cand = winning_boards(s, flags)
+    side = s[SIDE]
+    while cand:
+        b = NTH[cand, 0]
+        cand &= cand - 1
+        w = COMPLETING[s[9 * side + b]] & empty_cells(s, b)
+        if w:
+            return 9 * b + NTH[w, 0]
+    return -1

@@ -1,9 +1,9 @@
 """Players: anything that picks a move for a `Board` under a `Limit`.
 
-See `ninefold.players.base` for the interface and spec strings.
+See `ninefold.players.base` for the interface and spec strings. Each player
+module registers its players when it is imported (`base.register`); this
+package imports them all, so `make_player` knows every name.
 """
-
-import os
 
 from ninefold.players.alphabeta import AlphaBetaPlayer
 from ninefold.players.base import (
@@ -12,27 +12,19 @@ from ninefold.players.base import (
     GameOverError,
     Limit,
     Player,
+    PlayerKind,
     PlayerSpecError,
     PlayResult,
     RandomPlayer,
     make_player,
     parse_spec,
+    register,
+    usable_cpus,
 )
 from ninefold.players.levels import LADDER, LevelPlayer
-from ninefold.players.mcts import MCTSPlayer
+from ninefold.players.mcts import MCTSPlayer, MoveStat
 from ninefold.players.naive import NaivePlayer
-
-REGISTRY["mcts"] = (
-    MCTSPlayer,
-    {
-        "ms": float, "sims": int, "threads": int, "parallel": str, "c": float, "policy": str,
-        "solver": bool, "reuse": bool, "nodes": int, "seed": int, "tm": str,
-        "margin": str,
-    },
-)
-REGISTRY["naive"] = (NaivePlayer, {"seed": int})
-REGISTRY["alphabeta"] = (AlphaBetaPlayer, {"depth": int, "ms": float})
-REGISTRY["level"] = (LevelPlayer, {"level": int, "seed": int})
+from ninefold.players.warmup import needs_compiling, stderr_progress, warm_up
 
 __all__ = [
     "LADDER",
@@ -43,14 +35,21 @@ __all__ = [
     "LevelPlayer",
     "Limit",
     "MCTSPlayer",
+    "MoveStat",
     "NaivePlayer",
     "PlayResult",
     "Player",
+    "PlayerKind",
     "PlayerSpecError",
     "RandomPlayer",
     "make_player",
+    "needs_compiling",
     "parse_spec",
+    "register",
+    "stderr_progress",
     "strongest_spec",
+    "usable_cpus",
+    "warm_up",
 ]
 
 
@@ -64,5 +63,5 @@ def strongest_spec(cores: int | None = None) -> str:
     ('mcts', 'mcts:threads=2')
     """
     if cores is None:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return "mcts:threads=2" if (cores or 1) >= 2 else "mcts"
+        cores = usable_cpus()
+    return "mcts:threads=2" if cores >= 2 else "mcts"

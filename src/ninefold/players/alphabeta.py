@@ -5,6 +5,7 @@ Spec options::
     alphabeta:depth=6        search 6 plies (then stop, however long it takes)
     alphabeta:ms=200         iterative deepening until 200 ms are spent
     alphabeta                both unset: deepen until the referee's clock (or 1 s) runs out
+    alphabeta:tt_bits=16     a transposition table of 2^16 entries (default 2^20; 8-24)
 
 What it does:
 
@@ -48,6 +49,7 @@ from ninefold import kernel
 from ninefold.kernel import (
     BIG,
     CLOSED,
+    COMPLETING,
     FORCED,
     FULL,
     NTH,
@@ -58,14 +60,24 @@ from ninefold.kernel import (
     empty_cells,
     play,
     playable_boards,
+    winning_boards,
 )
-from ninefold.players.base import BudgetError, Limit, Player, PlayResult
-from ninefold.players.mcts_tree import COMPLETING, winning_boards
+from ninefold.players import warmup
+from ninefold.players.base import (
+    MAX_MS,
+    BudgetError,
+    Limit,
+    Player,
+    PlayResult,
+    check_positive,
+    register,
+)
 from ninefold.rules import FLAG_WIN_FIVE, Board, Move
 
 MATE = 100_000
 INF = 1_000_000
-TT_BITS = 20
+TT_BITS = 20  # 2^20 entries of 40 bytes
+MIN_TT_BITS, MAX_TT_BITS = 8, 24  # 10 KB .. 670 MB
 EXACT, LOWER, UPPER = 0, 1, 2
 BOARD_WEIGHT = np.array([120, 100, 120, 100, 140, 100, 120, 100, 120], np.int64)
 
@@ -310,21 +322,19 @@ def tt_pv(root: np.ndarray, flags: int, tt_key, tt_move, limit: int) -> np.ndarr
     return out[:n]
 
 
-_warmed = False
+def _tiny_table() -> list[np.ndarray]:
+    return [np.zeros(16, np.int64) for _ in range(5)]
 
 
-def _warm_up() -> None:
-    """Compile (or load from numba's cache) once per process, outside any clock."""
-    global _warmed
-    if not _warmed:
-        size = 1 << 4
-        tt = [np.zeros(size, np.int64) for _ in range(5)]
-        state = kernel.new_state()
-        search_depth(state, 0, 2, 1000, *tt, np.zeros(81, np.int64))
-        tt_pv(state, 0, tt[0], tt[4], 2)
-        _warmed = True
+# compiled before any clock runs (see ninefold.players.warmup)
+warmup.add("alphabeta", seconds=7, steps=[
+    (search_depth, lambda: (kernel.new_state(), 0, 2, 1000, *_tiny_table(),
+                            np.zeros(81, np.int64))),
+    (tt_pv, lambda: (kernel.new_state(), 0, np.zeros(16, np.int64), np.zeros(16, np.int64), 2)),
+])
 
 
+@register("alphabeta")
 class AlphaBetaPlayer(Player):
     """Iterative-deepening alpha-beta; see the module's documentation."""
 
@@ -333,8 +343,9 @@ class AlphaBetaPlayer(Player):
     ) -> None:
         if depth is not None and not 1 <= depth <= 81:
             raise BudgetError(f"depth must be 1-81, not {depth!r}")
-        if ms is not None and ms <= 0:
-            raise BudgetError(f"ms must be positive, not {ms!r}")
+        check_positive("ms", ms, MAX_MS, "a day")
+        if not MIN_TT_BITS <= tt_bits <= MAX_TT_BITS:
+            raise ValueError(f"tt_bits must be {MIN_TT_BITS}-{MAX_TT_BITS}, not {tt_bits!r}")
         self.depth = depth
         self.ms = ms
         size = 1 << tt_bits
@@ -344,7 +355,7 @@ class AlphaBetaPlayer(Player):
         )
         self.history = np.zeros(81, np.int64)
         self.nps = 300_000.0  # nodes a second, learnt as it plays
-        _warm_up()
+        warmup.warm_up("alphabeta")
 
     def new_game(self) -> None:
         for a in self.tt:

@@ -10,27 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ninefold.players import mcts_tree as mt
 from ninefold.players.base import GameOverError, Limit
-from ninefold.players.mcts import MCTSPlayer
+from ninefold.players.mcts import MCTSPlayer, MoveStat
 from ninefold.rules import Board, Move
-
-_PROVEN = {mt.WIN_: "win", mt.DRAW: "draw", mt.LOSS: "loss"}
-
-
-@dataclass(frozen=True)
-class MoveStat:
-    """One candidate move: how often the search tried it and what it scored.
-
-    `value` is the expected score of the side to move after this move (win 1,
-    draw 1/2, loss 0); `proven` is ``"win"``, ``"draw"`` or ``"loss"`` when the
-    search solved the move exactly, else None.
-    """
-
-    move: Move
-    visits: int
-    value: float
-    proven: str | None = None
 
 
 @dataclass(frozen=True)
@@ -68,20 +50,9 @@ def analyze(
         ms = 1000.0
     player = MCTSPlayer(ms=ms, sims=sims, threads=threads, seed=seed)
     result = player.play(board, Limit())
-    actions, visits, wins, status = player._merged()
-    stats = []
-    for i in range(len(actions)):
-        st = int(status[i])
-        if st in _PROVEN:
-            value = {mt.WIN_: 1.0, mt.DRAW: 0.5, mt.LOSS: 0.0}[st]
-        else:
-            value = float(wins[i] / visits[i]) if visits[i] else 0.5
-        stats.append(MoveStat(Move.from_action(int(actions[i])), int(visits[i]), value,
-                              _PROVEN.get(st)))
     order = {"win": 0, None: 1, "draw": 1, "loss": 2}
-    stats.sort(key=lambda m: (order[m.proven], -m.visits))
-    pv_actions = player.trees[0].pv(30)
-    pv = [Move.from_action(a) for a in pv_actions]
+    stats = sorted(player.root_moves(), key=lambda m: (order[m.proven], -m.visits))
+    pv = player.principal_variation(30)
     if not pv or pv[0] != result.move:
         pv = [result.move]
     return Analysis(
@@ -94,3 +65,6 @@ def analyze(
         sims=int(result.info["sims"]),
         ms=float(result.info["ms"]),
     )
+
+
+__all__ = ["Analysis", "MoveStat", "analyze"]

@@ -14,12 +14,17 @@ True
 
 from __future__ import annotations
 
+import inspect
+import os
 import random
+import types
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from ninefold.options import Option, OptionError, Schema, clip
 from ninefold.rules import Board, Move
 
 
@@ -31,8 +36,35 @@ class BudgetError(ValueError):
     """A player was given no time (or no simulations) to think."""
 
 
-class PlayerSpecError(ValueError):
+class PlayerSpecError(OptionError):
     """A player spec string that names no player or has bad options."""
+
+
+MAX_MS = 86_400_000.0  # a day: a longer time for one move is a slip of the keyboard
+
+
+def check_positive(name: str, value: float | None, most: float, meaning: str) -> None:
+    """Refuse an option that is not None and not in (0, most]: `BudgetError` if it
+    leaves no time or work, `ValueError` if it is absurd (`meaning` says what `most` is).
+
+    >>> check_positive("ms", 1e20, MAX_MS, "a day")
+    Traceback (most recent call last):
+    ...
+    ValueError: ms=1e+20 is too much: at most 86400000 (a day)
+    """
+    if value is None:
+        return
+    if value <= 0:
+        raise BudgetError(f"{name} must be positive, not {value!r}")
+    if value > most:
+        raise ValueError(f"{name}={value:g} is too much: at most {most:.0f} ({meaning})")
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, where the OS keeps one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -87,6 +119,60 @@ class Player(ABC):
         return f"<{type(self).__name__} {self.spec}>"
 
 
+@dataclass(frozen=True)
+class PlayerKind:
+    """A kind of player a spec may name: its class and the options of its constructor."""
+
+    name: str
+    factory: type[Player]
+    schema: Schema
+    required: tuple[str, ...]  # options without a default
+
+
+# name -> kind; each player class registers itself where it is defined (`register`)
+REGISTRY: dict[str, PlayerKind] = {}
+
+P = TypeVar("P", bound=Player)
+
+
+def register(name: str, positional: str | None = None) -> Callable[[type[P]], type[P]]:
+    """Class decorator: name a player for spec strings, its options read from ``__init__``.
+
+    Each parameter of the constructor is an option; its annotation (``int``,
+    ``float``, ``str``, ``bool``, or one of them ``| None``) is the option's
+    type. `positional` is the option a bare first value stands for
+    (``level:7`` for ``level:level=7``). The constructor checks the values.
+    """
+
+    def decorate(cls: type[P]) -> type[P]:
+        options, required = _constructor_options(cls)
+        schema = Schema(f"player {name!r}", options, positional=positional)
+        REGISTRY[name] = PlayerKind(name, cls, schema, required)
+        return cls
+
+    return decorate
+
+
+def _constructor_options(cls: type[Player]) -> tuple[list[Option], tuple[str, ...]]:
+    hints = typing.get_type_hints(cls.__init__)
+    options, required = [], []
+    for name, param in inspect.signature(cls.__init__).parameters.items():
+        if name == "self" or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        kind = hints.get(name)
+        if typing.get_origin(kind) in (typing.Union, types.UnionType):
+            rest = [a for a in typing.get_args(kind) if a is not type(None)]
+            kind = rest[0] if len(rest) == 1 else kind
+        if kind not in (int, float, str, bool):
+            raise TypeError(f"{cls.__name__}: option {name!r} is annotated {kind!r}; "
+                            "a spec option is int, float, str or bool (or one of them | None)")
+        options.append(Option(name, kind))
+        if param.default is param.empty:
+            required.append(name)
+    return options, tuple(required)
+
+
+@register("random")
 class RandomPlayer(Player):
     """Uniformly random among the legal moves."""
 
@@ -97,58 +183,45 @@ class RandomPlayer(Player):
         return PlayResult(self.rng.choice(list(board.legal_moves)))
 
 
-# name -> (factory, {option: type}); players register themselves in ninefold.players
-REGISTRY: dict[str, tuple[Callable[..., Player], dict[str, type]]] = {
-    "random": (RandomPlayer, {"seed": int}),
-}
-
-
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split ``name:key=value,...`` and convert the values to the option types."""
+    """Split ``name:key=value,...`` and convert the values to the options' types.
+
+    >>> parse_spec("mcts:ms=100,solver=off")
+    ('mcts', {'ms': 100.0, 'solver': False})
+    >>> parse_spec("level:7")
+    ('level', {'level': 7})
+    >>> parse_spec("mcts:ms=1,ms=2")
+    Traceback (most recent call last):
+    ...
+    ninefold.players.base.PlayerSpecError: player 'mcts': 'ms' is given twice
+    """
+    names = ", ".join(sorted(REGISTRY))
     if not isinstance(spec, str) or not spec.strip():
-        raise PlayerSpecError("empty player spec: try random, naive, alphabeta, mcts or level:N")
+        raise PlayerSpecError(f"empty player spec: choose one of {names}")
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
-    if name not in REGISTRY:
-        raise PlayerSpecError(
-            f"unknown player {name!r} in spec {spec!r}: choose one of {', '.join(sorted(REGISTRY))}"
-        )
-    _, types = REGISTRY[name]
-    options: dict[str, Any] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = part.partition("=")
-        key = key.strip()
-        if not eq and "level" in types and not options:
-            key, value = "level", key  # level:7 is short for level:level=7
-        if key not in types:
-            known = ", ".join(types) or "none"
-            raise PlayerSpecError(f"player {name!r} has no option {key!r} (options: {known})")
-        try:
-            options[key] = _convert(types[key], value.strip())
-        except ValueError:
-            raise PlayerSpecError(
-                f"option {key}={value!r} of {name!r} is not a valid {types[key].__name__}"
-            ) from None
+    kind = REGISTRY.get(name)
+    if kind is None:
+        raise PlayerSpecError(f"unknown player {clip(name)} in spec {clip(spec)}: "
+                              f"choose one of {names}")
+    try:
+        options = kind.schema.parse(rest)
+    except OptionError as exc:
+        raise PlayerSpecError(str(exc)) from None
+    for option in kind.required:
+        if option not in options:
+            bare = f"{name}:... or " if kind.schema.positional == option else ""
+            raise PlayerSpecError(f"player {name!r} needs the option {option} "
+                                  f"({bare}{name}:{option}=...)")
     return name, options
 
 
-def _convert(kind: type, text: str) -> Any:
-    if kind is bool:
-        if text.lower() in ("1", "true", "yes", "on"):
-            return True
-        if text.lower() in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(text)
-    return kind(text)
-
-
 def make_player(spec: str) -> Player:
-    """The player a spec string names."""
+    """The player a spec string names; `PlayerSpecError` says what is wrong with it."""
     name, options = parse_spec(spec)
-    factory, _ = REGISTRY[name]
     try:
-        player = factory(**options)
-    except (TypeError, ValueError) as exc:
-        raise PlayerSpecError(f"cannot make player {spec!r}: {exc}") from None
+        player = REGISTRY[name].factory(**options)
+    except ValueError as exc:
+        raise PlayerSpecError(f"player {clip(spec.strip())}: {exc}") from None
     player.spec = spec.strip()
     return player

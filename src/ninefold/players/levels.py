@@ -14,7 +14,15 @@ True
 
 from __future__ import annotations
 
-from ninefold.players.base import Limit, Player, PlayerSpecError, PlayResult, make_player
+from ninefold.players.base import (
+    REGISTRY,
+    Limit,
+    Player,
+    PlayResult,
+    make_player,
+    parse_spec,
+    register,
+)
 from ninefold.rules import Board
 
 LADDER: dict[int, str] = {
@@ -31,15 +39,17 @@ LADDER: dict[int, str] = {
 }
 
 
+@register("level", positional="level")
 class LevelPlayer(Player):
-    """The player that level `level` names in `LADDER`."""
+    """The player that level `level` names in `LADDER` (with `seed` if it takes one)."""
 
     def __init__(self, level: int, seed: int | None = None) -> None:
         if level not in LADDER:
-            raise PlayerSpecError(f"level must be 1-10, not {level!r}")
+            raise ValueError(f"level must be 1-10, not {level!r}")
         self.level = level
         spec = LADDER[level]
-        if seed is not None and not spec.startswith(("alphabeta",)):
+        name, _ = parse_spec(spec)
+        if seed is not None and "seed" in REGISTRY[name].schema:
             spec += ("," if ":" in spec else ":") + f"seed={seed}"
         self.inner = make_player(spec)
 

@@ -2,19 +2,22 @@
 
 Spec options (all optional)::
 
-    mcts:ms=100              think 100 ms a move (the referee's clock may cut it further)
-    mcts:sims=20000          stop after 20000 simulations
-    mcts:threads=2           search with two threads
+    mcts:ms=100              think 100 ms a move (the referee's clock may cut it further;
+                             at most a day)
+    mcts:sims=20000          stop after 20000 simulations (at most 10^10)
+    mcts:threads=2           search with two threads (at most the CPUs the process may use)
     mcts:parallel=tree       how threads share the work: ``tree``, one tree searched by
                              all threads (virtual loss); ``root``, a tree per thread,
                              their root statistics summed at the end
-    mcts:c=0.5               exploration constant of UCT (rewards are 1 / 0.5 / 0)
+    mcts:c=0.5               exploration constant of UCT (rewards are 1 / 0.5 / 0; 0 < c <= 10)
     mcts:policy=win          playouts take a move that wins the game at once (``random``: never)
     mcts:solver=off          no MCTS-solver
     mcts:reuse=off           start every move from an empty tree
     mcts:nodes=2000000       tree capacity (per thread with parallel=root; two buffers of
-                             it: about 40 MB each)
+                             it: about 40 MB each; all of them must fit in memory)
     mcts:seed=1              random seed
+    mcts:tm=flat             with a time bank, a fixed share a move (``smart``, the default:
+                             stop early when decided, think longer when unclear)
     mcts:margin=auto         stop this many ms before a per-move deadline; ``auto`` (the
                              default) stops 4 ms before it, plus the longest recent
                              stall (time the process was off the CPU) up to a quarter
@@ -35,6 +38,7 @@ combines the trees of several threads.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -44,7 +48,16 @@ import numpy as np
 
 from ninefold import kernel
 from ninefold.players import mcts_tree as mt
-from ninefold.players.base import BudgetError, Limit, Player, PlayResult
+from ninefold.players.base import (
+    MAX_MS,
+    Limit,
+    Player,
+    PlayResult,
+    check_positive,
+    register,
+    usable_cpus,
+)
+from ninefold.players.warmup import warm_up
 from ninefold.rules import Board, Move
 
 # Defaults chosen by measurement (docs/players.md has the numbers).
@@ -54,83 +67,70 @@ SAFETY_MS = 4.0  # stop this long before a per-move deadline (Python overhead af
 STALL_DECAY = 0.7  # per move: how fast the memory of a stall fades
 STALL_SHARE = 0.25  # never give more than this share of a move's time to stalls
 BANK_RESERVE_MS = 60.0  # never plan to use the last part of a time bank
+# Limits on the options, against typing slips: a search of hours, a tree larger
+# than a node index (int32) reaches, an exploration term that drowns the values.
+MAX_SIMS = 10**10
+MIN_NODES, MAX_NODES = 1000, 2**31 - 100
+MAX_C = 10.0
 
 
 class Tree:
-    """One search tree (flat arrays) and the position at its root."""
+    """One search tree (`mcts_tree.TreeArrays`) and the position at its root."""
 
     def __init__(self, capacity: int, seed: int, workers: int = 1) -> None:
         self.capacity = capacity
-        self.arrays = self._alloc(capacity)
-        self.spare = self._alloc(capacity)  # compaction copies the kept subtree here
-        for a in (*self.arrays, *self.spare):
-            a.fill(0)  # touch every page now, not during a timed search
+        self.arrays = mt.alloc(capacity)
+        self.spare = mt.alloc(capacity)  # compaction copies the kept subtree here
         self.root_state: np.ndarray | None = None
         self.flags = 0  # the rules' kernel flags, set with each new root
         # one random stream per thread searching this tree
         self.rngs = [kernel.make_rng(seed + 104_729 * i) for i in range(workers)]
-        mt.reset(*self.arrays)
-
-    @staticmethod
-    def _alloc(capacity: int) -> list[np.ndarray]:
-        return [
-            np.empty(capacity, np.int32),  # first
-            np.empty(capacity, np.int8),  # nchild
-            np.empty(capacity, np.int8),  # move
-            np.empty(capacity, np.int32),  # visits
-            np.empty(capacity, np.float64),  # wins
-            np.empty(capacity, np.int8),  # status
-            np.zeros(2, np.int64),  # meta: root, used
-        ]
+        mt.reset(self.arrays)
 
     @property
     def root(self) -> int:
-        return int(self.arrays[6][mt.ROOT])
+        return int(self.arrays.meta[mt.ROOT])
 
     @property
     def used(self) -> int:
         """Nodes in use (the counter runs past the capacity once the tree is full)."""
-        return min(int(self.arrays[6][mt.USED]), self.capacity)
+        return min(int(self.arrays.meta[mt.USED]), self.capacity)
 
     def set_root(self, state: np.ndarray, actions: list[int] | None) -> bool:
         """Move the root to `state`, reached from the old root by `actions` if known.
 
         Keeps the subtree when possible (True), else starts an empty tree.
         """
-        a = self.arrays
         if self.root_state is not None and actions is not None:
             node = self.root
             s = self.root_state.copy()
             for action in actions:
-                node = mt.find_child(a[0], a[1], a[2], node, action)
+                node = mt.find_child(self.arrays, node, action)
                 if node < 0 or s[kernel.RESULT] >= 0:
                     break
                 kernel.play(s, action // 9, action % 9, self.flags)
             if node >= 0 and np.array_equal(s, state):
-                a[6][mt.ROOT] = node
+                self.arrays.meta[mt.ROOT] = node
                 self.root_state = state.copy()
                 if self.used > self.capacity // 2:
-                    mt.compact(*a, *self.spare)
+                    mt.compact(self.arrays, self.spare)
                     self.arrays, self.spare = self.spare, self.arrays
                 return True
-        mt.reset(*a)
+        mt.reset(self.arrays)
         self.root_state = state.copy()
         return False
 
     def search(self, sims: int, c: float, policy: int, solver: bool, worker: int = 0) -> int:
         assert self.root_state is not None
-        return int(mt.search(*self.arrays, self.root_state, self.flags, sims, c, policy, solver,
+        return int(mt.search(self.arrays, self.root_state, self.flags, sims, c, policy, solver,
                              self.rngs[worker]))
 
-    def root_status(self) -> int:
-        return int(self.arrays[5][self.root])
-
     def children(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        return mt.root_children(*self.arrays)
+        """(actions, visits, wins, status) of the root's children."""
+        return mt.children(self.arrays, self.root)
 
     def pv(self, limit: int = 20) -> list[int]:
-        a = self.arrays
-        return [int(x) for x in mt.principal_variation(a[0], a[1], a[2], a[3], a[5], a[6], limit)]
+        return [int(x) for x in mt.principal_variation(self.arrays, limit)]
 
 
 @dataclass
@@ -143,21 +143,33 @@ class Budget:
     ms: float = 0.0  # the time the deadline allows, for the cap on the stall margin
 
 
-_WARM = threading.Lock()
-_warmed = False
+@dataclass(frozen=True)
+class MoveStat:
+    """One candidate move at the root: how often the search tried it and what it scored.
+
+    `value` is the expected score of the side to move after this move (win 1,
+    draw 1/2, loss 0); `proven` is ``"win"``, ``"draw"`` or ``"loss"`` when the
+    search solved the move exactly, else None.
+    """
+
+    move: Move
+    visits: int
+    value: float
+    proven: str | None = None
 
 
-def warm_up() -> None:
-    """Compile the search once per process, outside any clock."""
-    global _warmed
-    with _WARM:
-        if not _warmed:
-            mt.warm_up()
-            s = kernel.new_state()
-            kernel.play(s, 4, 4, 0)  # called from Python when the tree is reused
-            _warmed = True
+PROVEN = {mt.WIN_: "win", mt.DRAW: "draw", mt.LOSS: "loss"}
+PROVEN_VALUE = {mt.WIN_: 1.0, mt.DRAW: 0.5, mt.LOSS: 0.0}
 
 
+def _move_stat(action: int, visits: int, wins: float, status: int) -> MoveStat:
+    """A root child's statistics as a `MoveStat` (a proven value beats the average)."""
+    status = int(status)
+    value = PROVEN_VALUE.get(status, wins / visits if visits else 0.5)
+    return MoveStat(Move.from_action(int(action)), int(visits), float(value), PROVEN.get(status))
+
+
+@register("mcts")
 class MCTSPlayer(Player):
     """Monte Carlo tree search (UCT + MCTS-solver) on the numba kernel."""
 
@@ -176,20 +188,29 @@ class MCTSPlayer(Player):
         tm: str = "smart",
         margin: str = "auto",
     ) -> None:
-        if ms is not None and ms <= 0:
-            raise BudgetError(f"ms must be positive, not {ms!r}")
-        if sims is not None and sims <= 0:
-            raise BudgetError(f"sims must be positive, not {sims!r}")
-        if not 1 <= threads <= 64:
-            raise ValueError(f"threads must be 1-64, not {threads!r}")
+        check_positive("ms", ms, MAX_MS, "a day")
+        check_positive("sims", sims, MAX_SIMS, "hours of search")
+        cpus = usable_cpus()
+        if not 1 <= threads <= cpus:
+            raise ValueError(f"threads={threads} is not possible: this process may use "
+                             f"{cpus} CPU{'s' if cpus > 1 else ''} (threads=1..{cpus})")
         if parallel not in ("tree", "root"):
             raise ValueError(f"parallel must be 'tree' or 'root', not {parallel!r}")
+        if not 0 < c <= MAX_C:
+            raise ValueError(f"c must be more than 0 and at most {MAX_C:g}, not {c!r}")
         if policy not in ("random", "win"):
             raise ValueError(f"policy must be 'random' or 'win', not {policy!r}")
         if tm not in ("smart", "flat"):
             raise ValueError(f"tm must be 'smart' or 'flat', not {tm!r}")
-        if nodes < 1000:
-            raise ValueError(f"nodes must be at least 1000, not {nodes!r}")
+        if not MIN_NODES <= nodes <= MAX_NODES:
+            raise ValueError(f"nodes must be {MIN_NODES}..{MAX_NODES}, not {nodes!r}")
+        capacity = nodes if sims is None else min(nodes, 100 * sims + 10_000)
+        trees = 1 if parallel == "tree" else threads
+        need = 2 * trees * capacity * mt.BYTES_PER_NODE  # two buffers a tree
+        memory = _physical_memory()
+        if memory is not None and need > memory:
+            raise ValueError(f"nodes={nodes} needs {need / 1e9:.1f} GB of trees, more than "
+                             f"this computer's {memory / 1e9:.1f} GB of memory")
         try:
             fixed_margin = None if margin == "auto" else float(margin)
         except ValueError:
@@ -210,7 +231,6 @@ class MCTSPlayer(Player):
         self.nodes = nodes
         self.tm = tm
         self.seed = seed if seed is not None else int.from_bytes(np.random.bytes(6), "little")
-        capacity = nodes if sims is None else min(nodes, 100 * sims + 10_000)
         if parallel == "tree":
             self.trees = [Tree(capacity, self.seed, workers=threads)]
         else:
@@ -218,7 +238,7 @@ class MCTSPlayer(Player):
         self._history: list[Move] | None = None
         self._rules = None
         self._pool: ThreadPoolExecutor | None = None
-        warm_up()
+        warm_up("mcts")
 
     def new_game(self) -> None:
         self._history = None  # the trees stay allocated; the next move resets them
@@ -439,45 +459,49 @@ class MCTSPlayer(Player):
         if len(actions) == 0:  # no time for even one expansion
             move = next(iter(board.legal_moves))
             return PlayResult(move, {"sims": sims, "ms": 1000 * (time.perf_counter() - start)})
-        i = _pick(visits, status)
-        move = Move.from_action(int(actions[i]))
-        value = _value(wins[i], visits[i], status[i])
-        pv = self.trees[0].pv() if len(self.trees) == 1 else [int(actions[i])]
+        i = mt.best_of(visits, status)
+        best = _move_stat(actions[i], visits[i], wins[i], status[i])
         info = {
             "sims": sims,
-            "visits": int(visits[i]),
-            "value": value,  # expected score for the side to move, 0..1
-            "proven": {mt.WIN_: "win", mt.DRAW: "draw", mt.LOSS: "loss"}.get(int(status[i])),
-            "pv": [str(Move.from_action(a)) for a in pv],
+            "visits": best.visits,
+            "value": best.value,  # expected score for the side to move, 0..1
+            "proven": best.proven,
+            "pv": [str(m) for m in self.principal_variation()],
             "ms": 1000 * (time.perf_counter() - start),
             "nodes": sum(t.used for t in self.trees),
         }
-        return PlayResult(move, info)
+        return PlayResult(best.move, info)
+
+    # ---- what the last search found (for analysis)
+
+    def root_moves(self) -> list[MoveStat]:
+        """The moves at the root of the last search, with their statistics (summed over
+        the trees of all threads), in the order the tree holds them."""
+        return [_move_stat(*child) for child in zip(*self._merged(), strict=True)]
+
+    def principal_variation(self, limit: int = 20) -> list[Move]:
+        """The best line from the root of the last search, for both sides.
+
+        With a tree per thread (``parallel=root``) only the best move is known.
+        """
+        if len(self.trees) == 1:
+            return [Move.from_action(a) for a in self.trees[0].pv(limit)]
+        actions, visits, _, status = self._merged()
+        if len(actions) == 0:
+            return []
+        return [Move.from_action(int(actions[mt.best_of(visits, status)]))]
 
     def __del__(self) -> None:
         if getattr(self, "_pool", None) is not None:
             self._pool.shutdown(wait=False)
 
 
-def _pick(visits: np.ndarray, status: np.ndarray) -> int:
-    """A proven win, else the most visited move that is not a proven loss."""
-    wins = np.flatnonzero(status == mt.WIN_)
-    if len(wins):
-        return int(wins[0])
-    ok = status != mt.LOSS
-    if not ok.any():
-        return int(np.argmax(visits))
-    return int(np.argmax(np.where(ok, visits, -1)))
+def _physical_memory() -> int | None:
+    """Bytes of memory this computer has, if the OS says."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
-def _value(wins: float, visits: int, status: int) -> float:
-    if status == mt.WIN_:
-        return 1.0
-    if status == mt.LOSS:
-        return 0.0
-    if status == mt.DRAW:
-        return 0.5
-    return float(wins / visits) if visits else 0.5
-
-
-__all__ = ["MCTSPlayer", "Tree"]
+__all__ = ["MCTSPlayer", "MoveStat", "Tree"]

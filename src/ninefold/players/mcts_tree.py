@@ -1,17 +1,9 @@
 """The numba half of the MCTS player: a UCT tree in flat preallocated arrays.
 
-No Python object per node. A tree is six arrays indexed by node number plus a
-small `meta` array; the children of a node sit next to each other:
-
-    first[n]   index of n's first child, -1 while n is not expanded
-    nchild[n]  how many children n has
-    move[n]    the action (9 * board + cell) that leads from n's parent to n
-    visits[n]  simulations through n
-    wins[n]    their total reward for the player who *made* `move[n]`
-               (win 1, draw 0.5, loss 0)
-    status[n]  the proven game value for that same player: UNKNOWN, LOSS, DRAW, WIN
-    meta       [root, used]: the root's node number, nodes handed out (more than
-               the capacity once the tree is full: see `nodes_used`)
+No Python object per node. A tree is a `TreeArrays`: six arrays indexed by
+node number plus a small `meta` array (the fields are described there); the
+children of a node sit next to each other. Numba takes the named tuple as
+one argument, so the layout is written once.
 
 The search is MCTS-solver (Winands et al. 2008): a node whose move ends the game
 gets its exact value; a node with a winning child is a proven loss for the
@@ -40,74 +32,73 @@ With one thread the atomics cost about 1% of the speed (benchmarks/mcts_speed.py
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from ninefold.kernel import (
-    BIG,
-    FORCED,
-    FULL,
+    COMPLETING,
     NTH,
-    POPCOUNT,
     RESULT,
     SIDE,
     STATE_SIZE,
-    WIN,
     count_moves,
     empty_cells,
+    make_rng,
+    new_state,
     play,
     playable_boards,
     random_move,
-    xorshift,
+    winning_action,
+    winning_boards,
 )
+from ninefold.players import warmup
 from ninefold.players.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
-from ninefold.rules import FLAG_WIN_FIVE
 
 UNKNOWN, LOSS, DRAW, WIN_ = -1, 0, 1, 2
-ROOT, USED = 0, 1
+ROOT, USED = 0, 1  # the two entries of `meta`
 EXPANDING = -2  # first[n] while one thread writes n's children
 
 POLICY_RANDOM = 0  # uniform random playouts
 POLICY_WIN = 1  # take a move that wins the game at once, else uniform
 
 
-def _completing() -> np.ndarray:
-    """completing[m] = the empty cells whose mark would complete a line with mask m."""
-    table = np.zeros(512, np.int64)
-    for m in range(512):
-        for c in range(9):
-            if not m >> c & 1 and WIN[m | 1 << c]:
-                table[m] |= 1 << c
-    return table
+class TreeArrays(NamedTuple):
+    """A search tree in flat arrays, node `n` at index `n` of each.
+
+    The dtypes are those of `DTYPES`; `alloc` makes one.
+    """
+
+    first: np.ndarray  # index of n's first child, -1 while n is not expanded
+    nchild: np.ndarray  # how many children n has
+    move: np.ndarray  # the action (9 * board + cell) that leads from n's parent to n
+    visits: np.ndarray  # simulations through n
+    wins: np.ndarray  # their total reward for the player who *made* move[n] (1, 0.5, 0)
+    status: np.ndarray  # the proven value for that same player: UNKNOWN, LOSS, DRAW, WIN_
+    meta: np.ndarray  # [root, used]: the root's node number, nodes handed out (past
+    # the capacity once the tree is full)
 
 
-COMPLETING = _completing()
+DTYPES = TreeArrays(np.int32, np.int8, np.int8, np.int32, np.float64, np.int8, np.int64)
+BYTES_PER_NODE = sum(np.dtype(d).itemsize for d in DTYPES[:-1])
 
 
-@njit(cache=True, inline="always")
-def winning_boards(s: np.ndarray, flags: int) -> int:
-    """Boards where winning the small board would win the game for the side to move."""
-    side = s[SIDE]
-    mine = s[BIG + side]
-    owned = s[BIG] | s[BIG + 1]
-    boards = playable_boards(s) & ~owned
-    if flags & FLAG_WIN_FIVE:
-        return boards if POPCOUNT[mine] >= 4 else 0
-    return boards & COMPLETING[mine]
+def alloc(capacity: int) -> TreeArrays:
+    """Arrays for a tree of `capacity` nodes, zeroed (every page touched now).
 
-
-@njit(cache=True, inline="always")
-def winning_action(s: np.ndarray, flags: int) -> int:
-    """An action that wins the game at once for the side to move, or -1."""
-    cand = winning_boards(s, flags)
-    side = s[SIDE]
-    while cand:
-        b = NTH[cand, 0]
-        cand &= cand - 1
-        w = COMPLETING[s[9 * side + b]] & empty_cells(s, b)
-        if w:
-            return 9 * b + NTH[w, 0]
-    return -1
+    >>> tree = alloc(100)
+    >>> reset(tree)
+    >>> tree.first.shape, int(tree.meta[USED])
+    ((100,), 1)
+    """
+    sizes = [capacity] * 6 + [2]
+    arrays = []
+    for size, dtype in zip(sizes, DTYPES, strict=True):
+        a = np.empty(size, dtype)
+        a.fill(0)  # not np.zeros: it may leave the pages untouched until a timed search
+        arrays.append(a)
+    return TreeArrays(*arrays)
 
 
 @njit(cache=True, inline="always")
@@ -128,31 +119,32 @@ def playout(s: np.ndarray, flags: int, policy: int, x: np.uint64) -> tuple[int, 
 
 
 @njit(cache=True, nogil=True)
-def reset(first, nchild, move, visits, wins, status, meta) -> None:
+def reset(t: TreeArrays) -> None:
     """An empty tree: one unexpanded root."""
-    first[0] = -1
-    nchild[0] = 0
-    move[0] = -1
-    visits[0] = 0
-    wins[0] = 0.0
-    status[0] = UNKNOWN
-    meta[ROOT] = 0
-    meta[USED] = 1
+    t.first[0] = -1
+    t.nchild[0] = 0
+    t.move[0] = -1
+    t.visits[0] = 0
+    t.wins[0] = 0.0
+    t.status[0] = UNKNOWN
+    t.meta[ROOT] = 0
+    t.meta[USED] = 1
 
 
 @njit(cache=True, inline="always")
-def _expand(node, s, flags, first, nchild, move, visits, wins, status, meta) -> int:
+def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int) -> int:
     """Give `node` (whose position is `s`) its children.
 
     Returns 1 if it did, 0 if another thread is expanding or has expanded it,
     -1 if the tree is full.
     """
-    if atomic_load(meta, USED) >= first.shape[0]:
+    first, status = t.first, t.status
+    if atomic_load(t.meta, USED) >= first.shape[0]:
         return -1  # full: don't make the other threads fight over `meta` for nothing
     if not atomic_cas(first, node, -1, EXPANDING):
         return 0
     k = count_moves(s)
-    used = atomic_add(meta, USED, k)
+    used = atomic_add(t.meta, USED, k)
     if used + k > first.shape[0]:
         # Full. The count is not given back: another thread may have taken
         # nodes after ours, and handing ours out again would overlap them.
@@ -174,17 +166,17 @@ def _expand(node, s, flags, first, nchild, move, visits, wins, status, meta) -> 
             c = NTH[e, 0]
             e &= e - 1
             first[n] = -1
-            nchild[n] = 0
-            move[n] = 9 * b + c
-            visits[n] = 0
-            wins[n] = 0.0
+            t.nchild[n] = 0
+            t.move[n] = 9 * b + c
+            t.visits[n] = 0
+            t.wins[n] = 0.0
             if w >> c & 1:
                 status[n] = WIN_
                 won = True
             else:
                 status[n] = UNKNOWN
             n += 1
-    nchild[node] = k
+    t.nchild[node] = k
     if won:
         status[node] = LOSS
     atomic_store(first, node, used)  # publish: the children are written
@@ -193,18 +185,19 @@ def _expand(node, s, flags, first, nchild, move, visits, wins, status, meta) -> 
 
 @njit(cache=True, nogil=True)
 def search(
-    first, nchild, move, visits, wins, status, meta,
-    root_state: np.ndarray, flags: int, sims: int, c: float, policy: int, solver: bool,
-    rng: np.ndarray,
+    t: TreeArrays, root_state: np.ndarray, flags: int, sims: int, c: float, policy: int,
+    solver: bool, rng: np.ndarray,
 ) -> int:
     """Run up to `sims` simulations from the root; returns how many ran.
 
     Stops early when the root is proven (with `solver`). Threads may call this
     on one tree at once, each with its own `rng`.
     """
+    first, nchild, move, status = t.first, t.nchild, t.move, t.status
+    visits, wins = t.visits, t.wins
     s = np.empty_like(root_state)
     path = np.empty(90, np.int64)
-    root = meta[ROOT]
+    root = t.meta[ROOT]
     root_side = root_state[SIDE]
     x = rng[0]
     done = 0
@@ -229,8 +222,7 @@ def search(
             if f < 0:
                 grown = 0
                 if node == root or prior > 0:
-                    grown = _expand(node, s, flags, first, nchild, move, visits, wins, status,
-                                    meta)
+                    grown = _expand(t, node, s, flags)
                 f = atomic_load(first, node)
                 if grown <= 0 and f < 0:  # a new leaf, the tree is full, or being expanded
                     result, x = playout(s, flags, policy, x)
@@ -309,29 +301,26 @@ def search(
 
 
 @njit(cache=True, nogil=True)
-def find_child(first, nchild, move, node: int, action: int) -> int:
+def find_child(t: TreeArrays, node: int, action: int) -> int:
     """The child of `node` reached by `action`, or -1 if `node` is not expanded."""
-    f = first[node]
+    f = t.first[node]
     if f < 0:
         return -1
-    for i in range(f, f + nchild[node]):
-        if move[i] == action:
+    for i in range(f, f + t.nchild[node]):
+        if t.move[i] == action:
             return i
     return -1
 
 
 @njit(cache=True, nogil=True)
-def compact(
-    first, nchild, move, visits, wins, status, meta,
-    first2, nchild2, move2, visits2, wins2, status2, meta2,
-) -> int:
-    """Copy the subtree under the root into the second set of arrays (breadth first).
+def compact(src: TreeArrays, dst: TreeArrays) -> int:
+    """Copy the subtree under the root of `src` into `dst` (breadth first).
 
     The root becomes node 0 there; returns the number of nodes copied.
     """
-    queue = first2  # new node k is the copy of old node queue[k]: reuse `first2` as the queue
-    root = meta[ROOT]
-    queue[0] = root
+    queue = dst.first  # new node k is the copy of old node queue[k]: reuse it as the queue
+    first, nchild = src.first, src.nchild
+    queue[0] = src.meta[ROOT]
     tail = 1
     head = 0
     # pass 1: lay out the nodes (queue) breadth first
@@ -347,95 +336,103 @@ def compact(
     nxt = 1
     for k in range(tail):
         o = queue[k]
-        nchild2[k] = nchild[o]
-        move2[k] = move[o]
-        visits2[k] = visits[o]
-        wins2[k] = wins[o]
-        status2[k] = status[o]
+        dst.nchild[k] = nchild[o]
+        dst.move[k] = src.move[o]
+        dst.visits[k] = src.visits[o]
+        dst.wins[k] = src.wins[o]
+        dst.status[k] = src.status[o]
     for k in range(tail):
         o = queue[k]
         if first[o] >= 0:
-            first2[k] = nxt
+            dst.first[k] = nxt
             nxt += nchild[o]
         else:
-            first2[k] = -1
-    move2[0] = -1
-    meta2[ROOT] = 0
-    meta2[USED] = tail
+            dst.first[k] = -1
+    dst.move[0] = -1
+    dst.meta[ROOT] = 0
+    dst.meta[USED] = tail
     return tail
 
 
 @njit(cache=True, nogil=True)
-def root_children(first, nchild, move, visits, wins, status, meta):
-    """(actions, visits, wins, status) of the root's children (empty if not expanded)."""
-    root = meta[ROOT]
-    f = atomic_load(first, root)  # acquire: called while threads may be expanding the root
-    k = nchild[root] if f >= 0 else 0
+def children(t: TreeArrays, node: int):
+    """(actions, visits, wins, status) of the children of `node` (empty if not expanded)."""
+    f = atomic_load(t.first, node)  # acquire: threads may be expanding the node
+    k = t.nchild[node] if f >= 0 else 0
     actions = np.empty(k, np.int64)
     v = np.empty(k, np.int64)
     w = np.empty(k, np.float64)
     st = np.empty(k, np.int64)
     for i in range(k):
-        actions[i] = move[f + i]
-        v[i] = visits[f + i]
-        w[i] = wins[f + i]
-        st[i] = status[f + i]
+        actions[i] = t.move[f + i]
+        v[i] = t.visits[f + i]
+        w[i] = t.wins[f + i]
+        st[i] = t.status[f + i]
     return actions, v, w, st
 
 
 @njit(cache=True, nogil=True)
-def best_child(first, nchild, visits, status, node: int) -> int:
-    """The child to play: a proven win, else the most visited child that is not a proven loss."""
-    f = atomic_load(first, node)
-    if f < 0:
-        return -1
+def best_of(visits: np.ndarray, status: np.ndarray) -> int:
+    """The move to play among siblings: a proven win, else the most visited that is not a
+    proven loss (the most visited of all if every one is lost); -1 if there are none.
+
+    >>> best_of(np.array([5, 9, 7]), np.array([UNKNOWN, LOSS, UNKNOWN]))
+    2
+    """
     best = -1
-    best_visits = -1
-    fallback = f
-    for i in range(f, f + nchild[node]):
+    fallback = -1
+    for i in range(visits.shape[0]):
         if status[i] == WIN_:
             return i
-        if visits[i] > visits[fallback]:
+        if fallback < 0 or visits[i] > visits[fallback]:
             fallback = i
-        if status[i] == LOSS:
-            continue
-        if visits[i] > best_visits:
-            best_visits = visits[i]
+        if status[i] != LOSS and (best < 0 or visits[i] > visits[best]):
             best = i
     return best if best >= 0 else fallback
 
 
 @njit(cache=True, nogil=True)
-def principal_variation(first, nchild, move, visits, status, meta, limit: int) -> np.ndarray:
+def best_child(t: TreeArrays, node: int) -> int:
+    """The child of `node` to play (`best_of` its children), -1 if it has none."""
+    f = atomic_load(t.first, node)
+    if f < 0:
+        return -1
+    k = t.nchild[node]
+    return f + best_of(t.visits[f : f + k], t.status[f : f + k])
+
+
+@njit(cache=True, nogil=True)
+def principal_variation(t: TreeArrays, limit: int) -> np.ndarray:
     """Actions along the best children from the root, while nodes have visits."""
     out = np.empty(limit, np.int64)
-    node = meta[ROOT]
+    node = t.meta[ROOT]
     n = 0
     while n < limit:
-        child = best_child(first, nchild, visits, status, node)
-        if child < 0 or (visits[child] == 0 and status[child] == UNKNOWN):
+        child = best_child(t, node)
+        if child < 0 or (t.visits[child] == 0 and t.status[child] == UNKNOWN):
             break
-        out[n] = move[child]
+        out[n] = t.move[child]
         n += 1
         node = child
     return out[:n]
 
 
-def warm_up() -> None:
-    """Compile (or load from the cache) everything once, outside any clock."""
-    from ninefold.kernel import new_state
+# --- compiled before any clock runs (see ninefold.players.warmup) ----------------------
 
-    tree = [
-        np.empty(200, np.int32), np.empty(200, np.int8), np.empty(200, np.int8),
-        np.empty(200, np.int32), np.empty(200, np.float64), np.empty(200, np.int8),
-        np.zeros(2, np.int64),
-    ]
-    reset(*tree)
-    rng = np.array([88172645463325252], np.uint64)
-    search(*tree, new_state(), 0, 4, 0.5, POLICY_WIN, True, rng)
-    root_children(*tree)
-    principal_variation(tree[0], tree[1], tree[2], tree[3], tree[5], tree[6], 4)
-    find_child(tree[0], tree[1], tree[2], 0, 0)
-    other = [np.empty_like(a) for a in tree]
-    compact(*tree, *other)
-    _ = xorshift, FORCED, FULL  # re-exported names used by callers
+
+def _small_tree() -> TreeArrays:
+    tree = alloc(200)
+    reset(tree)
+    return tree
+
+
+warmup.add("mcts", seconds=10, steps=[
+    (reset, lambda: (alloc(200),)),
+    (search, lambda: (_small_tree(), new_state(), 0, 4, 0.5, POLICY_WIN, True, make_rng(1))),
+    (children, lambda: (_small_tree(), 0)),
+    (best_of, lambda: (np.zeros(2, np.int64), np.zeros(2, np.int64))),
+    (principal_variation, lambda: (_small_tree(), 4)),
+    (find_child, lambda: (_small_tree(), 0, 0)),
+    (compact, lambda: (_small_tree(), alloc(200))),
+    (play, lambda: (new_state(), 4, 4, 0)),  # called from Python when the tree is reused
+])

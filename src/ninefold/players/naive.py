@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import random
 
-from ninefold.players.base import Limit, Player, PlayResult
+from ninefold.players.base import Limit, Player, PlayResult, register
 from ninefold.rules import LINES, Board, Mark, Move
 
 
@@ -51,6 +51,7 @@ def _wins_game_with(board: Board, small: int, mark: Mark) -> bool:
     return any(owners[a] is mark and owners[b] is mark and owners[c] is mark for a, b, c in LINES)
 
 
+@register("naive")
 class NaivePlayer(Player):
     """Win, else block, else random; see the module's documentation for the exact order."""
 
