@@ -317,7 +317,7 @@ def test_spec_refuses_a_key_given_twice() -> None:
     ("mcts:nodes=2000000000,parallel=root,threads=2", "GB of memory"),
     ("mcts:ms=1e20", "ms=1e\\+20 is too much"),
     ("mcts:ms=inf", "not a finite number"),
-    ("mcts:sims=100000000000", "sims=1e\\+11 is too much"),
+    ("mcts:sims=100000000000", "sims=100000000000 is too much"),
     ("alphabeta:ms=1e20", "too much"),
     ("alphabeta:ms=0", "ms must be positive"),
     ("alphabeta:tt_bits=40", "tt_bits must be 8-24"),

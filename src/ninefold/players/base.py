@@ -57,7 +57,8 @@ def check_positive(name: str, value: float | None, most: float, meaning: str) ->
     if value <= 0:
         raise BudgetError(f"{name} must be positive, not {value!r}")
     if value > most:
-        raise ValueError(f"{name}={value:g} is too much: at most {most:.0f} ({meaning})")
+        shown = value if isinstance(value, int) else f"{value:g}"
+        raise ValueError(f"{name}={shown} is too much: at most {most:.0f} ({meaning})")
 
 
 def usable_cpus() -> int:
