@@ -23,7 +23,7 @@ from ninefold.protocols import (
     TimeControl,
     runner,
 )
-from ninefold.protocols.aigames import (
+from ninefold.protocols.fields import (
     AIGAMES,
     RIDDLES,
     decode_position,
@@ -50,7 +50,7 @@ def test_riddles_example_lines_exactly() -> None:
     board.push(Move.from_xy(5, 2))
     conn = RiddlesConnection(BotCommand("true", "riddles"))
     conn.seat = Mark.O
-    assert conn._setup_lines(TimeControl()) == [
+    assert conn.setup_lines(TimeControl()) == [
         "settings player_names player0,player1",
         "settings your_bot player1",
         "settings timebank 10000",
@@ -59,7 +59,7 @@ def test_riddles_example_lines_exactly() -> None:
     ]
     field = ["."] * 81
     field[23] = "0"
-    assert conn._request_lines(board, None, 10000) == [
+    assert conn.request_lines(board, None, 10000) == [
         "update game round 1",
         "update game field " + ",".join(field),
         "update game macroboard .,.,.,.,.,.,.,.,-1",
@@ -74,14 +74,14 @@ def test_aigames_lines_exactly() -> None:
     board = Board()
     conn = AIGamesConnection(BotCommand("true", "aigames"))
     conn.seat = Mark.X
-    assert conn._setup_lines(TimeControl()) == [
+    assert conn.setup_lines(TimeControl()) == [
         "settings timebank 10000",
         "settings time_per_move 500",
         "settings player_names player1,player2",
         "settings your_bot player1",
         "settings your_botid 1",
     ]
-    assert conn._request_lines(board, None, 10000) == [
+    assert conn.request_lines(board, None, 10000) == [
         "update game round 1",
         "update game move 1",
         "update game field " + ",".join(["0"] * 81),
@@ -90,17 +90,17 @@ def test_aigames_lines_exactly() -> None:
     ]
     board.push(Move.from_xy(4, 4))
     board.push(Move.from_xy(3, 3))
-    lines = conn._request_lines(board, None, 9000)
+    lines = conn.request_lines(board, None, 9000)
     assert lines[:2] == ["update game round 2", "update game move 3"]
 
 
 def test_codingame_lines() -> None:
     board = Board("codingame")
     conn = CodinGameConnection(BotCommand("true", "codingame"), seed=1)
-    lines = conn._request_lines(board, None, 1000)
+    lines = conn.request_lines(board, None, 1000)
     assert lines[0] == "-1 -1" and lines[1] == "81" and len(lines) == 83
     board.push(Move.from_xy(5, 2))  # row 2, col 5
-    lines = conn._request_lines(board, board.move_stack[-1], 100)
+    lines = conn.request_lines(board, board.move_stack[-1], 100)
     assert lines[0] == "2 5" and lines[1] == "9"
     assert sorted(lines[2:]) == sorted(f"{y} {x}" for x in (6, 7, 8) for y in (6, 7, 8))
 
@@ -181,6 +181,43 @@ def test_time_bank_arithmetic() -> None:
         TimeControl.parse("bank=-5")
     with pytest.raises(ValueError):
         TimeControl.parse("speed=3")
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("slack=-100", "slack=-100 must be at least 0"),
+    ("startup=-5000", "startup=-5000 must be at least 0"),
+    ("bank=100000000", "must be at most"),
+    ("inc=-1", "inc=-1 must be at least 0"),
+    ("turn=0", "turn=0 must be at least 1"),
+    ("bank=1,bank=2", "given twice"),
+    ("speed=3", "no option 'speed'"),
+    ("bank=ten", "not a whole number"),
+])
+def test_time_control_text_is_refused_with_the_reason(text: str, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        TimeControl.parse(text)
+
+
+@pytest.mark.parametrize("changes", [
+    {"slack_ms": -100}, {"first_move_ms": -5000}, {"bank_ms": 0}, {"increment_ms": -1},
+    {"bank_ms": 10**9}, {"slack_ms": 2 * 86_400_000}, {"turn_ms": 0},
+])
+def test_time_control_checks_itself_on_every_path(changes) -> None:
+    """The dataclass refuses bad values however it is made: the CLI's allowances,
+    TOML, storage all end in the constructor."""
+    with pytest.raises(ValueError, match="time control"):
+        TimeControl(**changes)
+    first, slack = changes.get("first_move_ms"), changes.get("slack_ms")
+    if first is not None or slack is not None:
+        with pytest.raises(ValueError, match=r"first-move|slack"):
+            TimeControl().with_allowances(first, slack)
+
+
+def test_time_control_round_trips_through_text() -> None:
+    for tc in (TimeControl(), TimeControl.for_protocol("codingame"),
+               TimeControl(bank_ms=1000, increment_ms=0, max_bank_ms=2000, slack_ms=5)):
+        assert TimeControl.parse(str(tc), TimeControl(increment_ms=0) if not tc.increment_ms
+                                 else None) == tc
 
 
 def test_runner_budget_never_exceeds_bank() -> None:
