@@ -2,8 +2,9 @@
 
 Each bot takes a MODE argument; ``good`` plays a random legal move. The others:
 crash, crash-late, hang, garbage, flood, longline, illegal, occupied, spin,
-children, slow-once, skip-once, skip-alternate, stderr-spam, extra, decimal, silent-exit.
-PIDFILE (env) gets the pids of the bot and any children it starts.
+children, forks, escape, slow-once, skip-once, skip-alternate, stderr-spam, extra,
+decimal, silent-exit. PIDFILE (env) gets the pids of the bot and any children it
+starts; BOT_PAUSE_S (env) makes every answer wait that long.
 """
 
 import os
@@ -15,6 +16,7 @@ import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
 SLOW = float(os.environ.get("BOT_SLOW_S", "1.5"))
+PAUSE = float(os.environ.get("BOT_PAUSE_S", "0"))
 rng = random.Random(int(os.environ.get("BOT_SEED", "0")) or None)
 requests = 0
 
@@ -42,6 +44,27 @@ def setup():
         orphan = int(grand.stdout.readline())
         grand.wait()
         record_pids(child.pid, orphan)
+    if MODE == "forks":
+        # three children in the bot's own process group
+        kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+                for _ in range(3)]
+        record_pids(*(k.pid for k in kids))
+    if MODE == "escape":
+        # a child in a session of its own, and a grandchild that escapes by setsid
+        # and a double fork: neither is in the bot's process group
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import os, time; os.setsid(); time.sleep(300)"])
+        grand = subprocess.Popen(
+            [sys.executable, "-c",
+             "import os, time, sys\n"
+             "os.setsid()\n"
+             "pid = os.fork()\n"
+             "if pid: print(pid, flush=True); sys.exit(0)\n"
+             "time.sleep(300)"],
+            stdout=subprocess.PIPE, text=True)
+        escaped = int(grand.stdout.readline())
+        grand.wait()
+        record_pids(child.pid, escaped)
     if MODE == "spin":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -58,6 +81,8 @@ def answer(good_line, bad_range_line, occupied_line):
     """Print the answer to one move request, misbehaving as MODE says."""
     global requests
     requests += 1
+    if PAUSE:
+        time.sleep(PAUSE)
     n = requests
     if MODE == "crash" or (MODE == "crash-late" and n == 3):
         sys.exit(3)
