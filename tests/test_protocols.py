@@ -6,12 +6,14 @@ from __future__ import annotations
 import io
 import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from ninefold.arena.checkbot import SITUATIONS, Check, check_bot, passed, verdict
 from ninefold.arena.referee import Seat, play_game
 from ninefold.players import make_player
 from ninefold.protocols import (
@@ -400,3 +402,59 @@ def test_ninefold_bot_plays_whole_games_via_the_cli(protocol) -> None:
     result = play_game(me, opponent, rules=rules, first_move_ms=10000 if env_ok else 30000,
                        slack_ms=0)
     assert result.termination in ("line", "no-moves", "board-count"), result.reason
+
+
+# --- the input test (check-bot) -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", ["riddles", "aigames", "codingame"])
+def test_check_bot_stops_at_the_first_time_out(protocol) -> None:
+    """A silent bot is not waited for four times: the later checks are not run."""
+    tc = "turn=300,first=300" if protocol == "codingame" else "bank=300,inc=100"
+    checks = check_bot(bot(protocol, "hang", tc=tc), first_move_ms=200, slack_ms=50)
+    assert [c.situation for c in checks] == list(SITUATIONS)
+    assert checks[0].ok is False and "time-out" in checks[0].detail
+    assert all(c.ok is None and c.detail.startswith("not run") for c in checks[1:]), checks
+    assert verdict(checks).startswith("input test FAILED: 1 of 4 checks failed, 3 skipped")
+    assert all(str(c).startswith("skipped") for c in checks[1:])
+
+
+def test_a_skipped_check_is_not_a_pass() -> None:
+    good = [Check(s, True, "legal") for s in SITUATIONS]
+    assert passed(good) and verdict(good) == "input test passed"
+    one_skipped = [*good[:3], Check(SITUATIONS[3], None, "did not come up")]
+    assert not passed(one_skipped)
+    assert verdict(one_skipped) == "input test not passed: 1 of 4 checks skipped"
+    assert not passed(good[:3])  # a check missing altogether is not a pass either
+    assert not passed([])
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "-m", "ninefold.cli", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_check_bot_messages_name_its_own_flags() -> None:
+    command = f"{PY} {BOTS / 'riddles_bot.py'}"
+    wrong = _cli("check-bot", command, "--protocol", "smoke-signals")
+    assert wrong.returncode == 2
+    message = " ".join(wrong.stderr.split())
+    assert "unknown protocol 'smoke-signals'" in message and "--protocol" in message
+    assert "--protocol1" not in message and "--bot1" not in message
+    assert "Traceback" not in wrong.stderr
+
+
+@pytest.mark.parametrize(("flag", "value", "words"), [
+    ("--slack-ms", "-100", "slack"), ("--first-move-ms", "-5000", "first-move"),
+    ("--tc", "bank=100000000000", "at most"), ("--tc", "slack=-1", "at least 0"),
+])
+def test_check_bot_refuses_bad_times_before_starting_the_bot(tmp_path, flag, value,
+                                                             words) -> None:
+    pids = tmp_path / "pids"
+    env = dict(os.environ, PIDFILE=str(pids))
+    result = subprocess.run([PY, "-m", "ninefold.cli", "check-bot", f"{PY} "
+                             f"{BOTS / 'riddles_bot.py'}", "--protocol", "riddles", flag, value],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 2, result.stdout
+    assert words in " ".join(result.stderr.split()) and "Traceback" not in result.stderr
+    assert not pids.exists()  # no bot was started
