@@ -86,11 +86,22 @@ def wait_for_pids(path: Path, count: int, timeout_s: float = 60.0) -> None:
     raise AssertionError(f"the bots did not start: {path.read_text() if path.exists() else ''}")
 
 
+@contextlib.contextmanager
+def running_arena(tmp_path: Path, games: int, pause_s: float):
+    """An arena subprocess and its marker; afterwards nothing marked is left running."""
+    mark = uuid.uuid4().hex
+    proc = arena(tmp_path, mark, games=games, pause_s=pause_s)
+    try:
+        yield proc, mark
+    finally:
+        proc.kill()
+        proc.wait()
+        kill_all(marked(mark))
+
+
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_no_bot_process_survives_the_arena_killed_mid_game(tmp_path, sig) -> None:
-    mark = uuid.uuid4().hex
-    proc = arena(tmp_path, mark, games=2, pause_s=0.3)
-    try:
+    with running_arena(tmp_path, games=2, pause_s=0.3) as (proc, mark):
         wait_for_pids(tmp_path / "pids", 4 + 3)  # the forking bot and 3 children, the
         time.sleep(0.5)  # escaping bot and 2; then let the game run a little
         assert proc.poll() is None, proc.communicate()
@@ -99,26 +110,16 @@ def test_no_bot_process_survives_the_arena_killed_mid_game(tmp_path, sig) -> Non
         proc.wait(timeout=30)
         left = survivors(mark)
         assert not left, f"{len(left)} processes of the bots survive the arena's {sig.name}"
-    finally:
-        proc.kill()
-        proc.wait()
-        kill_all(marked(mark))
 
 
 def test_no_bot_process_survives_a_match(tmp_path) -> None:
-    mark = uuid.uuid4().hex
-    proc = arena(tmp_path, mark, games=2, pause_s=0.0)
-    try:
+    with running_arena(tmp_path, games=2, pause_s=0.0) as (proc, mark):
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
         assert "2 of 2 games stored" in out
         assert len((tmp_path / "pids").read_text().split()) == 2 * (4 + 3)
         left = survivors(mark)
         assert not left, f"{len(left)} processes of the bots survive a 2-game match"
-    finally:
-        proc.kill()
-        proc.wait()
-        kill_all(marked(mark))
 
 
 def test_a_bot_that_exits_takes_its_children_along(tmp_path) -> None:

@@ -29,42 +29,38 @@ def record_pids(*pids):
                 f.write(f"{pid}\n")
 
 
+SLEEPER = "import os, time; time.sleep(300)"
+
+
+def sleeper(setsid=False):
+    """A child that sleeps long (in a session of its own if `setsid`)."""
+    code = SLEEPER.replace("time.sleep", "os.setsid(); time.sleep") if setsid else SLEEPER
+    return subprocess.Popen([sys.executable, "-c", code]).pid
+
+
+def double_fork(setsid=False):
+    """A grandchild that sleeps long, orphaned at once (its parent exits): its pid."""
+    code = ("import os, time, sys\n"
+            + ("os.setsid()\n" if setsid else "")
+            + "pid = os.fork()\n"
+            "if pid: print(pid, flush=True); sys.exit(0)\n"
+            "time.sleep(300)")
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    orphan = int(parent.stdout.readline())
+    parent.wait()
+    return orphan
+
+
 def setup():
     record_pids(os.getpid())
-    if MODE == "children":
-        # a child and a double-forked grandchild, both sleeping long
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
-        grand = subprocess.Popen(
-            [sys.executable, "-c",
-             "import os, time, sys\n"
-             "pid = os.fork()\n"
-             "if pid: print(pid, flush=True); sys.exit(0)\n"
-             "time.sleep(300)"],
-            stdout=subprocess.PIPE, text=True)
-        orphan = int(grand.stdout.readline())
-        grand.wait()
-        record_pids(child.pid, orphan)
-    if MODE == "forks":
-        # three children in the bot's own process group
-        kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
-                for _ in range(3)]
-        record_pids(*(k.pid for k in kids))
+    if MODE == "children":  # a child and a double-forked grandchild
+        record_pids(sleeper(), double_fork())
+    if MODE == "forks":  # three children in the bot's own process group
+        record_pids(sleeper(), sleeper(), sleeper())
     if MODE == "escape":
         # a child in a session of its own, and a grandchild that escapes by setsid
         # and a double fork: neither is in the bot's process group
-        child = subprocess.Popen(
-            [sys.executable, "-c", "import os, time; os.setsid(); time.sleep(300)"])
-        grand = subprocess.Popen(
-            [sys.executable, "-c",
-             "import os, time, sys\n"
-             "os.setsid()\n"
-             "pid = os.fork()\n"
-             "if pid: print(pid, flush=True); sys.exit(0)\n"
-             "time.sleep(300)"],
-            stdout=subprocess.PIPE, text=True)
-        escaped = int(grand.stdout.readline())
-        grand.wait()
-        record_pids(child.pid, escaped)
+        record_pids(sleeper(setsid=True), double_fork(setsid=True))
     if MODE == "spin":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
