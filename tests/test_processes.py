@@ -160,3 +160,11 @@ def test_limits_reach_the_bot(tmp_path) -> None:
         assert process.read_line(30)[1] == f"{2048 << 20} 7"
     finally:
         process.close()
+
+
+def test_why_a_bot_cannot_start_is_in_its_log(tmp_path) -> None:
+    log = tmp_path / "bot.log"
+    process = BotProcess(BotCommand("/nonexistent/bot", "riddles"), log_path=log)
+    with pytest.raises(BotStartError):
+        process.start()
+    assert "cannot start bot '/nonexistent/bot'" in log.read_text()

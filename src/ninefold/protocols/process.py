@@ -120,10 +120,12 @@ class BotProcess:
             os.close(report_w)
         report = self._read_report(report_r)
         if not report.startswith("ok "):
-            self.close()
             errno, _, text = report.removeprefix("error ").partition(" ")
             exc = OSError(int(errno) if errno.isdigit() else 0, text or "no report", argv[0])
-            self._fail_start(f"cannot start bot {self.cmd.command!r}: {exc}")
+            message = f"cannot start bot {self.cmd.command!r}: {exc}"
+            self.note(message)
+            self.close()
+            raise BotStartError(message)
         self.bot_pid = int(report.split()[1])
         assert self.proc.stdout is not None and self.proc.stderr is not None
         for target, stream in ((self._read_stdout, self.proc.stdout),
