@@ -168,3 +168,23 @@ def test_why_a_bot_cannot_start_is_in_its_log(tmp_path) -> None:
     with pytest.raises(BotStartError):
         process.start()
     assert "cannot start bot '/nonexistent/bot'" in log.read_text()
+
+
+def test_both_ways_of_finding_descendants_agree() -> None:
+    """The supervisor reads ``children`` files, or scans /proc where there are none."""
+    from ninefold.protocols import supervisor
+
+    code = ("import subprocess, sys, time\n"
+            "kids = [subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])"
+            " for _ in range(2)]\n"
+            "print('ok', flush=True)\n"
+            "time.sleep(60)")
+    parent = subprocess.Popen([PY, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None and parent.stdout.readline() == "ok\n"
+        found = supervisor.descendants(parent.pid)
+        assert len(found) == 2 and sorted(found) == sorted(supervisor.scan(parent.pid))
+    finally:
+        kill_all(supervisor.scan(parent.pid))
+        parent.kill()
+        parent.wait()

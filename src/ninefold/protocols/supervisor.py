@@ -50,8 +50,28 @@ def _prctl():
         return None
 
 
-def descendants(root: int) -> list[int]:
-    """Every living process below `root`, read from ``/proc`` (parents first)."""
+def children_of(pid: int) -> list[int] | None:
+    """`pid`'s children from ``/proc/PID/task/*/children`` (None if the kernel lacks it)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found  # gone meanwhile
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                found += [int(c) for c in f.read().split()]
+        except FileNotFoundError:
+            if not os.path.exists(f"/proc/{pid}/task/{task}"):
+                continue  # the thread ended meanwhile
+            return None  # no CONFIG_PROC_CHILDREN
+        except OSError:
+            continue
+    return found
+
+
+def scan(root: int) -> list[int]:
+    """Every living process below `root`, from the parent ids of all of ``/proc``."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -71,11 +91,26 @@ def descendants(root: int) -> list[int]:
     return found
 
 
+def descendants(root: int) -> list[int]:
+    """Every process below `root` (parents first): read from each process's
+    ``children`` file, or from a scan of ``/proc`` where the kernel has none.
+    A process forked meanwhile can be missed: `kill_all` looks again."""
+    found, todo = [], [root]
+    while todo:
+        children = children_of(todo.pop())
+        if children is None:
+            return scan(root)
+        found += children
+        todo += children
+    return found
+
+
 def kill_all() -> None:
     """SIGKILL every descendant and reap them, until this process has no child left.
 
     Orphans of the bot are re-parented to us (the subreaper), so when no
-    child is left no descendant is left either.
+    child is left no descendant is left either; a process missed by one look
+    (forked meanwhile) is found by the next.
     """
     me = os.getpid()
     while True:
@@ -84,12 +119,17 @@ def kill_all() -> None:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        try:
-            os.waitpid(-1, 0)  # at least one child: wait for it to die
-        except ChildProcessError:
-            return
-        except InterruptedError:  # pragma: no cover - PEP 475 retries
-            continue
+        reaped = False
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return  # no child left
+            if pid == 0:
+                break
+            reaped = True
+        if not reaped:
+            select.select([], [], [], 0.002)  # dying takes a moment: look again soon
 
 
 def _exit_like(status: int) -> None:
