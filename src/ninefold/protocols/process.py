@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from ninefold.options import clip
+
 MAX_LINE = 4096  # longer lines are cut (and the bot's answer then cannot be read)
 MAX_PENDING = 256  # lines kept while nobody reads; later ones are counted and dropped
 MAX_LOG_BYTES = 4 << 20  # stderr kept per bot and game
@@ -94,7 +96,11 @@ class BotProcess:
 
     def start(self) -> None:
         """Start the bot; `BotStartError` if its program cannot be run."""
-        argv = self.cmd.argv()
+        try:
+            argv = self.cmd.argv()
+        except ValueError as exc:  # an unclosed quote
+            raise BotStartError(f"cannot read the bot command {clip(self.cmd.command)}: "
+                                f"{exc}") from None
         if not argv:
             raise BotStartError("empty bot command")
         if self.log_path:
