@@ -6,12 +6,14 @@ from __future__ import annotations
 import io
 import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from ninefold.arena.checkbot import SITUATIONS, Check, check_bot, passed, verdict
 from ninefold.arena.referee import Seat, play_game
 from ninefold.players import make_player
 from ninefold.protocols import (
@@ -23,7 +25,7 @@ from ninefold.protocols import (
     TimeControl,
     runner,
 )
-from ninefold.protocols.aigames import (
+from ninefold.protocols.fields import (
     AIGAMES,
     RIDDLES,
     decode_position,
@@ -50,7 +52,7 @@ def test_riddles_example_lines_exactly() -> None:
     board.push(Move.from_xy(5, 2))
     conn = RiddlesConnection(BotCommand("true", "riddles"))
     conn.seat = Mark.O
-    assert conn._setup_lines(TimeControl()) == [
+    assert conn.setup_lines(TimeControl()) == [
         "settings player_names player0,player1",
         "settings your_bot player1",
         "settings timebank 10000",
@@ -59,7 +61,7 @@ def test_riddles_example_lines_exactly() -> None:
     ]
     field = ["."] * 81
     field[23] = "0"
-    assert conn._request_lines(board, None, 10000) == [
+    assert conn.request_lines(board, None, 10000) == [
         "update game round 1",
         "update game field " + ",".join(field),
         "update game macroboard .,.,.,.,.,.,.,.,-1",
@@ -74,14 +76,14 @@ def test_aigames_lines_exactly() -> None:
     board = Board()
     conn = AIGamesConnection(BotCommand("true", "aigames"))
     conn.seat = Mark.X
-    assert conn._setup_lines(TimeControl()) == [
+    assert conn.setup_lines(TimeControl()) == [
         "settings timebank 10000",
         "settings time_per_move 500",
         "settings player_names player1,player2",
         "settings your_bot player1",
         "settings your_botid 1",
     ]
-    assert conn._request_lines(board, None, 10000) == [
+    assert conn.request_lines(board, None, 10000) == [
         "update game round 1",
         "update game move 1",
         "update game field " + ",".join(["0"] * 81),
@@ -90,17 +92,17 @@ def test_aigames_lines_exactly() -> None:
     ]
     board.push(Move.from_xy(4, 4))
     board.push(Move.from_xy(3, 3))
-    lines = conn._request_lines(board, None, 9000)
+    lines = conn.request_lines(board, None, 9000)
     assert lines[:2] == ["update game round 2", "update game move 3"]
 
 
 def test_codingame_lines() -> None:
     board = Board("codingame")
     conn = CodinGameConnection(BotCommand("true", "codingame"), seed=1)
-    lines = conn._request_lines(board, None, 1000)
+    lines = conn.request_lines(board, None, 1000)
     assert lines[0] == "-1 -1" and lines[1] == "81" and len(lines) == 83
     board.push(Move.from_xy(5, 2))  # row 2, col 5
-    lines = conn._request_lines(board, board.move_stack[-1], 100)
+    lines = conn.request_lines(board, board.move_stack[-1], 100)
     assert lines[0] == "2 5" and lines[1] == "9"
     assert sorted(lines[2:]) == sorted(f"{y} {x}" for x in (6, 7, 8) for y in (6, 7, 8))
 
@@ -181,6 +183,43 @@ def test_time_bank_arithmetic() -> None:
         TimeControl.parse("bank=-5")
     with pytest.raises(ValueError):
         TimeControl.parse("speed=3")
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("slack=-100", "slack=-100 must be at least 0"),
+    ("startup=-5000", "startup=-5000 must be at least 0"),
+    ("bank=100000000", "must be at most"),
+    ("inc=-1", "inc=-1 must be at least 0"),
+    ("turn=0", "turn=0 must be at least 1"),
+    ("bank=1,bank=2", "given twice"),
+    ("speed=3", "no option 'speed'"),
+    ("bank=ten", "not a whole number"),
+])
+def test_time_control_text_is_refused_with_the_reason(text: str, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        TimeControl.parse(text)
+
+
+@pytest.mark.parametrize("changes", [
+    {"slack_ms": -100}, {"first_move_ms": -5000}, {"bank_ms": 0}, {"increment_ms": -1},
+    {"bank_ms": 10**9}, {"slack_ms": 2 * 86_400_000}, {"turn_ms": 0},
+])
+def test_time_control_checks_itself_on_every_path(changes) -> None:
+    """The dataclass refuses bad values however it is made: the CLI's allowances,
+    TOML, storage all end in the constructor."""
+    with pytest.raises(ValueError, match="time control"):
+        TimeControl(**changes)
+    first, slack = changes.get("first_move_ms"), changes.get("slack_ms")
+    if first is not None or slack is not None:
+        with pytest.raises(ValueError, match=r"first-move|slack"):
+            TimeControl().with_allowances(first, slack)
+
+
+def test_time_control_round_trips_through_text() -> None:
+    for tc in (TimeControl(), TimeControl.for_protocol("codingame"),
+               TimeControl(bank_ms=1000, increment_ms=0, max_bank_ms=2000, slack_ms=5)):
+        assert TimeControl.parse(str(tc), TimeControl(increment_ms=0) if not tc.increment_ms
+                                 else None) == tc
 
 
 def test_runner_budget_never_exceeds_bank() -> None:
@@ -363,3 +402,59 @@ def test_ninefold_bot_plays_whole_games_via_the_cli(protocol) -> None:
     result = play_game(me, opponent, rules=rules, first_move_ms=10000 if env_ok else 30000,
                        slack_ms=0)
     assert result.termination in ("line", "no-moves", "board-count"), result.reason
+
+
+# --- the input test (check-bot) -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", ["riddles", "aigames", "codingame"])
+def test_check_bot_stops_at_the_first_time_out(protocol) -> None:
+    """A silent bot is not waited for four times: the later checks are not run."""
+    tc = "turn=300,first=300" if protocol == "codingame" else "bank=300,inc=100"
+    checks = check_bot(bot(protocol, "hang", tc=tc), first_move_ms=200, slack_ms=50)
+    assert [c.situation for c in checks] == list(SITUATIONS)
+    assert checks[0].ok is False and "time-out" in checks[0].detail
+    assert all(c.ok is None and c.detail.startswith("not run") for c in checks[1:]), checks
+    assert verdict(checks).startswith("input test FAILED: 1 of 4 checks failed, 3 skipped")
+    assert all(str(c).startswith("skipped") for c in checks[1:])
+
+
+def test_a_skipped_check_is_not_a_pass() -> None:
+    good = [Check(s, True, "legal") for s in SITUATIONS]
+    assert passed(good) and verdict(good) == "input test passed"
+    one_skipped = [*good[:3], Check(SITUATIONS[3], None, "did not come up")]
+    assert not passed(one_skipped)
+    assert verdict(one_skipped) == "input test not passed: 1 of 4 checks skipped"
+    assert not passed(good[:3])  # a check missing altogether is not a pass either
+    assert not passed([])
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "-m", "ninefold.cli", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_check_bot_messages_name_its_own_flags() -> None:
+    command = f"{PY} {BOTS / 'riddles_bot.py'}"
+    wrong = _cli("check-bot", command, "--protocol", "smoke-signals")
+    assert wrong.returncode == 2
+    message = " ".join(wrong.stderr.split())
+    assert "unknown protocol 'smoke-signals'" in message and "--protocol" in message
+    assert "--protocol1" not in message and "--bot1" not in message
+    assert "Traceback" not in wrong.stderr
+
+
+@pytest.mark.parametrize(("flag", "value", "words"), [
+    ("--slack-ms", "-100", "slack"), ("--first-move-ms", "-5000", "first-move"),
+    ("--tc", "bank=100000000000", "at most"), ("--tc", "slack=-1", "at least 0"),
+])
+def test_check_bot_refuses_bad_times_before_starting_the_bot(tmp_path, flag, value,
+                                                             words) -> None:
+    pids = tmp_path / "pids"
+    env = dict(os.environ, PIDFILE=str(pids))
+    result = subprocess.run([PY, "-m", "ninefold.cli", "check-bot", f"{PY} "
+                             f"{BOTS / 'riddles_bot.py'}", "--protocol", "riddles", flag, value],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 2, result.stdout
+    assert words in " ".join(result.stderr.split()) and "Traceback" not in result.stderr
+    assert not pids.exists()  # no bot was started

@@ -2,8 +2,9 @@
 
 Each bot takes a MODE argument; ``good`` plays a random legal move. The others:
 crash, crash-late, hang, garbage, flood, longline, illegal, occupied, spin,
-children, slow-once, skip-once, skip-alternate, stderr-spam, extra, decimal, silent-exit.
-PIDFILE (env) gets the pids of the bot and any children it starts.
+children, forks, escape, slow-once, skip-once, skip-alternate, stderr-spam, extra,
+decimal, silent-exit. PIDFILE (env) gets the pids of the bot and any children it
+starts; BOT_PAUSE_S (env) makes every answer wait that long.
 """
 
 import os
@@ -15,6 +16,7 @@ import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
 SLOW = float(os.environ.get("BOT_SLOW_S", "1.5"))
+PAUSE = float(os.environ.get("BOT_PAUSE_S", "0"))
 rng = random.Random(int(os.environ.get("BOT_SEED", "0")) or None)
 requests = 0
 
@@ -27,21 +29,38 @@ def record_pids(*pids):
                 f.write(f"{pid}\n")
 
 
+SLEEPER = "import os, time; time.sleep(300)"
+
+
+def sleeper(setsid=False):
+    """A child that sleeps long (in a session of its own if `setsid`)."""
+    code = SLEEPER.replace("time.sleep", "os.setsid(); time.sleep") if setsid else SLEEPER
+    return subprocess.Popen([sys.executable, "-c", code]).pid
+
+
+def double_fork(setsid=False):
+    """A grandchild that sleeps long, orphaned at once (its parent exits): its pid."""
+    code = ("import os, time, sys\n"
+            + ("os.setsid()\n" if setsid else "")
+            + "pid = os.fork()\n"
+            "if pid: print(pid, flush=True); sys.exit(0)\n"
+            "time.sleep(300)")
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    orphan = int(parent.stdout.readline())
+    parent.wait()
+    return orphan
+
+
 def setup():
     record_pids(os.getpid())
-    if MODE == "children":
-        # a child and a double-forked grandchild, both sleeping long
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
-        grand = subprocess.Popen(
-            [sys.executable, "-c",
-             "import os, time, sys\n"
-             "pid = os.fork()\n"
-             "if pid: print(pid, flush=True); sys.exit(0)\n"
-             "time.sleep(300)"],
-            stdout=subprocess.PIPE, text=True)
-        orphan = int(grand.stdout.readline())
-        grand.wait()
-        record_pids(child.pid, orphan)
+    if MODE == "children":  # a child and a double-forked grandchild
+        record_pids(sleeper(), double_fork())
+    if MODE == "forks":  # three children in the bot's own process group
+        record_pids(sleeper(), sleeper(), sleeper())
+    if MODE == "escape":
+        # a child in a session of its own, and a grandchild that escapes by setsid
+        # and a double fork: neither is in the bot's process group
+        record_pids(sleeper(setsid=True), double_fork(setsid=True))
     if MODE == "spin":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -58,6 +77,8 @@ def answer(good_line, bad_range_line, occupied_line):
     """Print the answer to one move request, misbehaving as MODE says."""
     global requests
     requests += 1
+    if PAUSE:
+        time.sleep(PAUSE)
     n = requests
     if MODE == "crash" or (MODE == "crash-late" and n == 3):
         sys.exit(3)

@@ -16,33 +16,68 @@ from pathlib import Path
 
 from ninefold.arena.referee import Seat, safe_name
 from ninefold.protocols import BotFault, Clock
-from ninefold.rules import Board, Move
+from ninefold.rules import Board, Move, Termination
 
 SITUATIONS = ("first move", "forced board", "free move", "nearly full board")
+CODINGAME_GAMES = 12  # whole games a CodinGame bot plays at most to meet every situation
 
 
 @dataclass
 class Check:
-    """One situation of the input test."""
+    """One situation of the input test.
+
+    >>> print(Check("free move", None, "not run: the bot timed out on an earlier check"))
+    skipped free move: not run: the bot timed out on an earlier check
+    """
 
     situation: str
-    ok: bool | None  # None: the situation did not come up (CodinGame)
+    ok: bool | None  # None: not run (it did not come up, or an earlier check timed out)
     detail: str
     ms: float | None = None
 
     def __str__(self) -> str:
-        mark = {True: "ok  ", False: "FAIL", None: "skip"}[self.ok]
+        mark = {True: "ok     ", False: "FAIL   ", None: "skipped"}[self.ok]
         ms = f" {self.ms:.0f} ms" if self.ms is not None else ""
         return f"{mark} {self.situation}:{ms} {self.detail}"
 
 
 def passed(checks: list[Check]) -> bool:
-    return bool(checks) and all(c.ok is not False for c in checks) and checks[0].ok is True
+    """Passed only if every situation was checked and answered well: a skipped
+    check is not a pass.
+
+    >>> passed([Check(s, True, "") for s in SITUATIONS])
+    True
+    >>> passed([Check("first move", True, ""), Check("free move", None, "did not come up")])
+    False
+    """
+    return ({c.situation for c in checks} >= set(SITUATIONS)
+            and all(c.ok is True for c in checks))
+
+
+def verdict(checks: list[Check]) -> str:
+    """One line: ``input test passed``, ``FAILED`` (with the count), or not
+    passed because checks were skipped.
+
+    >>> verdict([Check("first move", True, ""), Check("free move", None, "")])
+    'input test not passed: 1 of 2 checks skipped'
+    """
+    if passed(checks):
+        return "input test passed"
+    failed = sum(c.ok is False for c in checks)
+    skipped = sum(c.ok is None for c in checks)
+    if failed:
+        more = f", {skipped} skipped" if skipped else ""
+        return f"input test FAILED: {failed} of {len(checks)} checks failed{more}"
+    return f"input test not passed: {skipped} of {len(checks)} checks skipped"
 
 
 def failure_reason(checks: list[Check]) -> str:
-    bad = [c for c in checks if c.ok is False]
+    bad = [c for c in checks if c.ok is False] or [c for c in checks if c.ok is None]
     return "; ".join(f"{c.situation}: {c.detail}" for c in bad) or "no answer"
+
+
+def _not_run(situation: str) -> Check:
+    return Check(situation, None, "not run: the bot timed out on an earlier check")
 
 
 def standard_positions(rules: str = "standard") -> dict[str, Board]:
@@ -74,8 +109,12 @@ def check_bot(seat: Seat, *, rules: str = "standard", first_move_ms: int = 3000,
     tc = seat.time_control(first_move_ms, slack_ms)
     if seat.protocol == "codingame":
         return _check_codingame(seat, tc, log_dir)
-    checks = []
+    checks: list[Check] = []
+    timed_out = False
     for situation, board in standard_positions(rules).items():
+        if timed_out:  # a silent bot: waiting for it again tells nothing more
+            checks.append(_not_run(situation))
+            continue
         log = Path(log_dir) / f"check-{situation.replace(' ', '-')}.log" if log_dir else None
         bot = seat.make_bot(log)
         clock = Clock(tc)
@@ -90,6 +129,7 @@ def check_bot(seat: Seat, *, rules: str = "standard", first_move_ms: int = 3000,
                                     f"{played.move}", played.info.get("ms")))
         except BotFault as fault:
             checks.append(Check(situation, False, fault.reason))
+            timed_out = fault.termination is Termination.TIME_FORFEIT
         finally:
             bot.close()
     return checks
@@ -114,7 +154,8 @@ def _steer(board: Board, rng: random.Random) -> Move:
 def _check_codingame(seat: Seat, tc, log_dir) -> list[Check]:
     found: dict[str, Check] = {}
     rng = random.Random(7)
-    for game in range(4):
+    ended = ""  # why the test games stopped early
+    for game in range(CODINGAME_GAMES):
         if all(s in found for s in SITUATIONS):
             break
         board = Board("codingame")
@@ -143,11 +184,15 @@ def _check_codingame(seat: Seat, tc, log_dir) -> list[Check]:
                 board.push(played.move)
         except BotFault as fault:
             found[situation] = Check(situation, False, fault.reason)
+            ended = ("the bot timed out on an earlier check"
+                     if fault.termination is Termination.TIME_FORFEIT
+                     else "the bot failed an earlier check")
             break
         finally:
             bot.close()
-    return [found.get(s, Check(s, None, "did not come up in the test games"))
-            for s in SITUATIONS]
+    missing = (f"not run: {ended}" if ended
+               else f"did not come up in {CODINGAME_GAMES} test games")
+    return [found.get(s, Check(s, None, missing)) for s in SITUATIONS]
 
 
 def refuse_failing(seats: list[Seat], *, rules: str = "standard", first_move_ms: int = 3000,

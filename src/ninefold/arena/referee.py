@@ -2,8 +2,8 @@
 
 The referee talks only to the `Bot` interface; each protocol's connection
 applies its own rules for time-outs and bad answers and raises `BotFault`,
-which ends the game with the reason recorded. Every external bot's process
-group is killed when the game ends, whatever happened.
+which ends the game with the reason recorded. Every external bot's processes
+(its children included) are killed when the game ends, whatever happened.
 
 >>> x, o = Seat.builtin("random:seed=1"), Seat.builtin("random:seed=2")
 >>> result = play_game(x, o, rules="standard", opening="53271")
@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ninefold.arena.local import LocalBot
 from ninefold.notation import Game, parse_move
 from ninefold.players.base import make_player
 from ninefold.protocols import (
@@ -28,7 +29,6 @@ from ninefold.protocols import (
     BotCommand,
     BotFault,
     Clock,
-    LocalBot,
     TimeControl,
     check_protocol,
     connect,

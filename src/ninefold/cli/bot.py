@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from ninefold.cli import _fail, _rules, app, console
+from ninefold.options import clip
 from ninefold.players import make_player, strongest_spec
 
 
@@ -26,8 +27,15 @@ def bot_command(
     raise typer.Exit(bot_runner.run())
 
 
+ARENA_HINT = "an external bot needs --protocol1/--protocol2"
+CHECK_HINT = "check-bot takes the bot's command and --protocol"
+
+
 def _seat(text: str | None, protocol: str | None, cwd: str | None, name: str | None,
-          tc: str | None, memory_mb: int | None = None, cpu_s: int | None = None):
+          tc: str | None, memory_mb: int | None = None, cpu_s: int | None = None,
+          hint: str = ARENA_HINT):
+    """The `Seat` the options describe, or a one-line error; `hint` names the flags of
+    the command that asks (the arena's numbered ones by default)."""
     from ninefold.arena import Seat
 
     if not text:
@@ -36,7 +44,7 @@ def _seat(text: str | None, protocol: str | None, cwd: str | None, name: str | N
         return Seat.parse(text, protocol, name=name, cwd=cwd, tc=tc, memory_mb=memory_mb,
                           cpu_s=cpu_s)
     except ValueError as exc:
-        _fail(f"{text!r}: {exc} (an external bot needs --protocol1/--protocol2)")
+        _fail(f"{clip(text)}: {exc} ({hint})")
 
 
 @app.command("check-bot")
@@ -50,12 +58,15 @@ def check_bot_command(
     log_dir: str = typer.Option(None, help="Folder for the bot's stderr logs."),
 ) -> None:
     """The platforms' input test: first move, forced board, free move, nearly full board."""
-    from ninefold.arena.checkbot import check_bot, passed
+    from ninefold.arena.checkbot import check_bot, passed, verdict
 
-    seat = _seat(command, protocol, cwd, None, tc)
+    seat = _seat(command, protocol, cwd, None, tc, hint=CHECK_HINT)
+    try:  # the allowances and --tc, checked before any bot is started
+        seat.time_control(first_move_ms, slack_ms)
+    except ValueError as exc:
+        _fail(str(exc))
     checks = check_bot(seat, first_move_ms=first_move_ms, slack_ms=slack_ms, log_dir=log_dir)
     for check in checks:
         console.print(str(check), highlight=False, markup=False)
-    ok = passed(checks)
-    console.print("input test passed" if ok else "input test FAILED", highlight=False)
-    raise typer.Exit(0 if ok else 1)
+    console.print(verdict(checks), highlight=False, markup=False)
+    raise typer.Exit(0 if passed(checks) else 1)

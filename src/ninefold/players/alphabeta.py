@@ -45,7 +45,7 @@ import time
 import numpy as np
 from numba import njit
 
-from ninefold import kernel
+from ninefold import kernel, timing
 from ninefold.kernel import (
     BIG,
     CLOSED,
@@ -367,11 +367,11 @@ class AlphaBetaPlayer(Player):
         depth_cap = min(x for x in (self.depth, limit.depth, 81) if x is not None)
         ms_options = [x for x in (self.ms, limit.move_ms) if x is not None]
         if limit.bank_ms is not None:
-            ms_options.append(max(1.0, min(limit.increment_ms * 0.9 + limit.bank_ms / 25,
-                                           limit.bank_ms / 4)))
+            ms_options.append(timing.alphabeta_bank_ms(limit.bank_ms, limit.increment_ms))
         if not ms_options and self.depth is None and limit.depth is None:
-            ms_options.append(1000.0)
-        deadline = start + (min(ms_options) - 3.0) / 1000 if ms_options else None
+            ms_options.append(timing.DEFAULT_PLAYER_MS)
+        deadline = (start + timing.search_ms(min(ms_options), timing.ALPHABETA_SAFETY_MS) / 1000
+                    if ms_options else None)
         state = kernel.from_board(board)
         flags = board.rules.flags
         self.history //= 4

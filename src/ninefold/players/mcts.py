@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ninefold import kernel
+from ninefold import kernel, timing
 from ninefold.players import mcts_tree as mt
 from ninefold.players.base import (
     MAX_MS,
@@ -62,11 +62,11 @@ from ninefold.rules import Board, Move
 
 # Defaults chosen by measurement (docs/players.md has the numbers).
 DEFAULT_C = 0.6
-DEFAULT_MS = 1000.0
-SAFETY_MS = 4.0  # stop this long before a per-move deadline (Python overhead after the search)
-STALL_DECAY = 0.7  # per move: how fast the memory of a stall fades
-STALL_SHARE = 0.25  # never give more than this share of a move's time to stalls
-BANK_RESERVE_MS = 60.0  # never plan to use the last part of a time bank
+DEFAULT_MS = timing.DEFAULT_PLAYER_MS
+# the time budget's numbers live in ninefold.timing
+SAFETY_MS = timing.MCTS_SAFETY_MS
+STALL_DECAY = timing.STALL_DECAY
+STALL_SHARE = timing.STALL_SHARE
 # Limits on the options, against typing slips: a search of hours, a tree larger
 # than a node index (int32) reaches, an exploration term that drowns the values.
 MAX_SIMS = 10**10
@@ -251,10 +251,10 @@ class MCTSPlayer(Player):
         ms_options = [x for x in (self.ms, limit.move_ms) if x is not None]
         extend = None
         if limit.bank_ms is not None:
-            planned, most = self._bank_plan(board, limit)
-            ms_options.append(planned)
+            plan = self._bank_plan(board, limit)
+            ms_options.append(plan.think_ms)
             if self.tm == "smart":
-                extend = min(most, 2.5 * planned)
+                extend = timing.extension_ms(plan)
                 if self.ms is not None:
                     extend = min(extend, self.ms)
         if not ms_options and sims is None:
@@ -263,8 +263,8 @@ class MCTSPlayer(Player):
             return Budget(None, sims)
         ms = min(ms_options)
         safety = SAFETY_MS if self.fixed_margin is None else self.fixed_margin
-        deadline = start + max(ms - safety, 0.5 * ms) / 1000
-        extend_to = start + max(extend - safety, 0.5) / 1000 if extend else None
+        deadline = start + timing.search_ms(ms, safety) / 1000
+        extend_to = start + timing.extended_ms(extend, safety) / 1000 if extend else None
         if extend_to is not None and extend_to <= deadline:
             extend_to = None
         return Budget(deadline, sims, extend_to, ms)
@@ -278,32 +278,18 @@ class MCTSPlayer(Player):
         """
         if self.fixed_margin is not None:
             return 0.0
-        return min(self._stall_ms, STALL_SHARE * budget.ms) / 1000
+        return timing.stall_margin_ms(self._stall_ms, budget.ms) / 1000
 
     def _time_left(self, budget: Budget, now: float) -> float:
         """Seconds from `now` to the deadline, less the stall margin (budget has a deadline)."""
         assert budget.deadline is not None
         return budget.deadline - self._stall_margin(budget) - now
 
-    def _bank_plan(self, board: Board, limit: Limit) -> tuple[float, float]:
-        """(planned ms, most ms) for this move from a time bank.
-
-        The bank already holds this move's increment. Plan the increment plus
-        a share of the rest for the moves still to come (more early, when a
-        game has many moves left; the bank refills by the increment anyway),
-        and never plan past the bank minus a reserve.
-        """
-        bank = float(limit.bank_ms or 0.0)
-        inc = float(limit.increment_ms or 0.0)
+    def _bank_plan(self, board: Board, limit: Limit) -> timing.Plan:
+        """(planned ms, most ms) for this move from a time bank (`timing.mcts_bank_plan`)."""
         empty = sum(cell is None for cell in board.cells)
-        moves_left = max(4.0, 0.5 * min(empty, 60) * 0.6)  # our moves still to play, roughly
-        usable = max(bank - BANK_RESERVE_MS, 0.0)
-        if self.tm == "flat":
-            planned = min(usable, inc + (bank - inc) / 20.0)
-        else:
-            planned = min(usable * 0.4, inc * 0.9 + max(bank - inc, 0.0) / moves_left)
-        most = usable * 0.5
-        return max(planned, 1.0), max(most, 1.0)
+        return timing.mcts_bank_plan(float(limit.bank_ms or 0.0), float(limit.increment_ms or 0.0),
+                                     empty, flat=self.tm == "flat")
 
     # ---- search
 

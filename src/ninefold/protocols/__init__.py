@@ -2,6 +2,16 @@
 
 `connect` gives the referee's end for an external bot; `runner` gives the bot's
 end, running a ninefold player on stdin/stdout (``ninefold bot``).
+
+One module per job:
+
+- `clock`: `TimeControl` (what a bot is given) and `Clock` (one game's count);
+- `process`: an external bot's process, started under `supervisor` so that
+  none of its processes outlives its game;
+- `connection`: the referee's end, `Bot`, `BotConnection`, `BotFault`;
+- `runner`: the bot's end, `BotRunner`;
+- `fields`: the field and macroboard codec AI Games and Riddles share;
+- `aigames`, `riddles`, `codingame`: one module per protocol, both ends.
 """
 
 from __future__ import annotations
@@ -11,19 +21,12 @@ from typing import Any
 
 from ninefold.players.base import Player
 from ninefold.protocols.aigames import AIGamesConnection, AIGamesRunner
-from ninefold.protocols.base import (
-    Bot,
-    BotCommand,
-    BotConnection,
-    BotFault,
-    BotProcess,
-    BotRunner,
-    Clock,
-    LocalBot,
-    TimeControl,
-)
+from ninefold.protocols.clock import Clock, TimeControl
 from ninefold.protocols.codingame import CodinGameConnection, CodinGameRunner
+from ninefold.protocols.connection import Bot, BotConnection, BotFault
+from ninefold.protocols.process import BotCommand, BotProcess, BotStartError
 from ninefold.protocols.riddles import RiddlesConnection, RiddlesRunner
+from ninefold.protocols.runner import BotRunner
 
 PROTOCOLS = ("aigames", "riddles", "codingame")
 
@@ -40,6 +43,7 @@ _RUNNERS: dict[str, type[BotRunner]] = {
 
 
 def check_protocol(name: str) -> str:
+    """`name` as a known protocol name; ValueError naming the choices otherwise."""
     name = name.strip().lower()
     if name not in PROTOCOLS:
         raise ValueError(f"unknown protocol {name!r}: choose one of {', '.join(PROTOCOLS)}")
@@ -67,10 +71,10 @@ __all__ = [
     "BotFault",
     "BotProcess",
     "BotRunner",
+    "BotStartError",
     "Clock",
     "CodinGameConnection",
     "CodinGameRunner",
-    "LocalBot",
     "RiddlesConnection",
     "RiddlesRunner",
     "TimeControl",

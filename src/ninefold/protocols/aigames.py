@@ -7,151 +7,28 @@ decimals (truncated), warns and asks once more after a bad answer or a
 time-out, and a second failure in a row loses; a bot with more than two
 time-outs in a game is shut off and loses.
 
->>> from ninefold import Board, Move
->>> board = Board()
->>> board.push(Move.from_xy(5, 2))
->>> encode_macroboard(board, AIGAMES)
-'0,0,0,0,0,0,0,0,-1'
->>> encode_field(board, AIGAMES).split(",")[23]
-'1'
->>> decode_position(encode_field(board, AIGAMES), encode_macroboard(board, AIGAMES),
-...                 AIGAMES, own_id="2") == board
-True
+The field and macroboard lines are written and read by
+`ninefold.protocols.fields`, which Riddles shares.
+
+>>> AIGamesConnection.parse_answer(None, "place_move 3.7 8")
+(3, 8)
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 from ninefold.players.base import Player, PlayResult
-from ninefold.protocols.base import (
-    Answer,
-    BotConnection,
-    BotFault,
-    BotRunner,
-    Clock,
-    TimeControl,
-    read_lines,
+from ninefold.protocols.clock import Clock, TimeControl
+from ninefold.protocols.connection import Answer, BotConnection, BotFault
+from ninefold.protocols.fields import (
+    AIGAMES,
+    FieldEncoding,
+    decode_position,
+    encode_field,
+    encode_macroboard,
+    java_int,
 )
-from ninefold.rules import (
-    Board,
-    InvalidPositionError,
-    Mark,
-    Move,
-    Rules,
-    Termination,
-)
-
-# --- encodings ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FieldEncoding:
-    """How a settings-style protocol writes players and empty squares."""
-
-    ids: tuple[str, str]  # (id of X, id of O)
-    empty: str  # an empty square of the field
-    inactive: str  # a small board of the macroboard that is neither active nor won
-    seat_names: tuple[str, str]  # (name of X, name of O)
-
-    def id_of(self, mark: Mark) -> str:
-        return self.ids[int(mark)]
-
-    def mark_of(self, ident: str) -> Mark | None:
-        return Mark(self.ids.index(ident)) if ident in self.ids else None
-
-
-AIGAMES = FieldEncoding(("1", "2"), "0", "0", ("player1", "player2"))
-RIDDLES = FieldEncoding(("0", "1"), ".", ".", ("player0", "player1"))
-
-
-def encode_field(board: Board, enc: FieldEncoding) -> str:
-    """The 81 squares row by row (index ``9 * y + x``)."""
-    out = []
-    for y in range(9):
-        for x in range(9):
-            mark = board.cells[Move.from_xy(x, y).action]
-            out.append(enc.empty if mark is None else enc.id_of(mark))
-    return ",".join(out)
-
-
-def encode_macroboard(board: Board, enc: FieldEncoding) -> str:
-    """The nine small boards in reading order: ``-1`` where the mover may play,
-    the owner's id for a won board, else the inactive mark."""
-    active = set(board.open_boards())
-    out = []
-    for b in range(9):
-        owner = board.owners[b]
-        if b in active:
-            out.append("-1")
-        elif owner is not None:
-            out.append(enc.id_of(owner))
-        else:
-            out.append(enc.inactive)
-    return ",".join(out)
-
-
-def decode_position(field_text: str, macro_text: str, enc: FieldEncoding, own_id: str,
-                    rules: Rules | str = "standard") -> Board:
-    """The `Board` (with the bot to move) that a field and macroboard describe.
-
-    The move history is not known; the board's target is the single active
-    small board, or none (a free move) when several are active. Raises
-    `InvalidPositionError` if the two lines do not describe a position.
-    """
-    rules = Rules.parse(rules)
-    values = field_text.split(",")
-    macro = macro_text.split(",")
-    if len(values) != 81 or len(macro) != 9:
-        raise InvalidPositionError(
-            f"field needs 81 values and macroboard 9, got {len(values)} and {len(macro)}"
-        )
-    me = enc.mark_of(own_id)
-    if me is None:
-        raise InvalidPositionError(f"unknown bot id {own_id!r}")
-    chars = {enc.ids[0]: "x", enc.ids[1]: "o", enc.empty: "."}
-    rows = []
-    for y in range(9):
-        row, run = "", 0
-        for x in range(9):
-            ch = chars.get(values[9 * y + x].strip())
-            if ch is None:
-                raise InvalidPositionError(f"field value {values[9 * y + x]!r} at ({x}, {y})")
-            if ch == ".":
-                run += 1
-                continue
-            row += (str(run) if run else "") + ch
-            run = 0
-        rows.append(row + (str(run) if run else ""))
-    # The grid is in (x, y) order; the position string wants the same rows.
-    macro = [m.strip() for m in macro]
-    owners = "".join("x" if m == enc.ids[0] else "o" if m == enc.ids[1] else "." for m in macro)
-    active = [b for b, m in enumerate(macro) if m == "-1"]
-    side = "x" if me is Mark.X else "o"
-    base = f"{rules.name} {'/'.join(rows)} {side}"
-    attempts = []
-    if len(active) == 1:
-        attempts.append(f"{base} {active[0]} {owners}")
-    attempts += [f"{base} - {owners}", f"{base} -"]
-    error: Exception | None = None
-    for text in attempts:
-        try:
-            return Board.from_position(text)
-        except InvalidPositionError as exc:
-            error = error or exc
-    raise InvalidPositionError(str(error))
-
-
-def _java_int(text: str) -> int:
-    """``(int) Double.parseDouble(text)``: decimals are truncated toward zero."""
-    value = float(text.strip().rstrip("dDfF"))  # Java allows a type suffix
-    if math.isnan(value):
-        return 0
-    if math.isinf(value):
-        return 2**31 - 1 if value > 0 else -(2**31)
-    return int(value)
-
+from ninefold.protocols.runner import BotRunner, read_lines
+from ninefold.rules import Board, InvalidPositionError, Mark, Move, Rules, Termination
 
 # --- the referee's end ----------------------------------------------------------------
 
@@ -160,13 +37,13 @@ class AIGamesConnection(BotConnection):
     """An external AI Games bot, seen from the referee."""
 
     protocol = "aigames"
-    enc = AIGAMES
+    enc: FieldEncoding = AIGAMES
 
     def start(self, seat: Mark, board: Board, tc: TimeControl) -> None:
         self.timeouts = 0
         super().start(seat, board, tc)
 
-    def _setup_lines(self, tc: TimeControl) -> list[str]:
+    def setup_lines(self, tc: TimeControl) -> list[str]:
         names = ",".join(self.enc.seat_names)
         bank = tc.bank_ms if tc.is_bank else tc.turn_ms_for(0)
         per_move = tc.increment_ms if tc.is_bank else tc.turn_ms
@@ -178,7 +55,7 @@ class AIGamesConnection(BotConnection):
             f"settings your_botid {self.enc.id_of(self.seat)}",
         ]
 
-    def _request_lines(self, board: Board, last: Move | None, told_ms: int) -> list[str]:
+    def request_lines(self, board: Board, last: Move | None, told_ms: int) -> list[str]:
         return [
             f"update game round {board.ply // 2 + 1}",
             f"update game move {board.ply + 1}",
@@ -191,18 +68,18 @@ class AIGamesConnection(BotConnection):
         parts = line.split(" ")
         if parts[0] != "place_move":
             raise ValueError("the answer must start with place_move")
-        return _java_int(parts[1]), _java_int(parts[2])
+        return java_int(parts[1]), java_int(parts[2])
 
     def play(self, board: Board, last: Move | None, clock: Clock) -> PlayResult:
         """Ask; after a failure warn and ask once more (only ``action move``);
         a second failure loses, and so does a third time-out in the game."""
-        lines = self._request_lines(board, last, clock.told_ms())
+        lines = self.request_lines(board, last, clock.told_ms())
         first: BotFault | None = None
         for attempt in (0, 1):
-            answer: Answer = self._ask(lines, clock)
+            answer: Answer = self.ask(lines, clock)
             if answer.failure == "timeout":
                 self.timeouts += 1
-            move, fault = self._judge(answer, board)
+            move, fault = self.judge(answer, board)
             if fault is None:
                 assert move is not None and answer.line is not None
                 return PlayResult(move, {"ms": round(answer.elapsed_ms, 1),
@@ -215,8 +92,7 @@ class AIGamesConnection(BotConnection):
                     fault.reason = f"second failure: {fault.reason} (first: {first.reason})"
                 raise fault
             first = fault
-            if self.process is not None:
-                self.process._note(f"engine warning: {fault.reason}; asking once more")
+            self.note(f"engine warning: {fault.reason}; asking once more")
             lines = [f"action move {clock.told_ms()}"]
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -228,7 +104,7 @@ class AIGamesRunner(BotRunner):
     """ninefold as an AI Games bot on stdin/stdout."""
 
     protocol = "aigames"
-    enc = AIGAMES
+    enc: FieldEncoding = AIGAMES
     verb = "place_move"
 
     def __init__(self, player: Player, rules: Rules | str = "standard", **kw) -> None:

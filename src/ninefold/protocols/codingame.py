@@ -20,7 +20,10 @@ import contextlib
 import random
 
 from ninefold.players.base import Player, PlayResult
-from ninefold.protocols.base import BotConnection, BotRunner, Clock, parse_int
+from ninefold.protocols.clock import Clock, TimeControl
+from ninefold.protocols.connection import BotConnection
+from ninefold.protocols.fields import parse_int
+from ninefold.protocols.runner import BotRunner
 from ninefold.rules import Board, IllegalMoveError, InvalidMoveError, Mark, Move, Rules
 
 
@@ -34,7 +37,7 @@ class CodinGameConnection(BotConnection):
         super().__init__(*args, **kw)
         self.rng = random.Random(seed)
 
-    def start(self, seat: Mark, board: Board, tc) -> None:
+    def start(self, seat: Mark, board: Board, tc: TimeControl) -> None:
         if board.ply:
             raise ValueError(
                 "a CodinGame bot only learns the last move, so it cannot start from an "
@@ -42,7 +45,7 @@ class CodinGameConnection(BotConnection):
             )
         super().start(seat, board, tc)
 
-    def _request_lines(self, board: Board, last: Move | None, told_ms: int) -> list[str]:
+    def request_lines(self, board: Board, last: Move | None, told_ms: int) -> list[str]:
         actions = [f"{m.xy[1]} {m.xy[0]}" for m in board.legal_moves]
         self.rng.shuffle(actions)
         head = "-1 -1" if last is None else f"{last.xy[1]} {last.xy[0]}"
@@ -101,9 +104,7 @@ class CodinGameRunner(BotRunner):
                 except (IllegalMoveError, InvalidMoveError) as exc:
                     self.note(f"opponent move {row} {col} does not fit my board: {exc}")
             budget = self.first_turn_ms if turn == 0 else self.turn_ms
-            budget = max(1.0, budget - self.startup_ms())
-            think = max(1.0, budget * 0.55 - self.safety_ms / 2)
-            hard = max(1.0, budget * 0.8 - 5)
+            think, hard = self.turn_budget(max(1.0, budget - self.startup_ms()))
             if not valid:
                 self.note("no valid action given; answering 4 4")
                 self.say("4 4")

@@ -7,29 +7,23 @@ macroboard. The engine reads exactly three tokens and does not check the verb
 (a published starter bot answers ``place_disc X Y``). The first fault loses:
 an illegal or unreadable move, or a time-out.
 
->>> from ninefold import Board, Move
->>> board = Board()
->>> board.push(Move.from_xy(5, 2))
->>> encode_macroboard(board, RIDDLES)
-'.,.,.,.,.,.,.,.,-1'
 >>> RiddlesConnection.parse_answer(None, "place_disc 7 6")
 (7, 6)
 """
 
 from __future__ import annotations
 
-from ninefold.protocols.aigames import (
+from ninefold.protocols.aigames import AIGamesRunner
+from ninefold.protocols.clock import TimeControl
+from ninefold.protocols.connection import BotConnection
+from ninefold.protocols.fields import (
     RIDDLES,
-    AIGamesRunner,
-    decode_position,
+    FieldEncoding,
     encode_field,
     encode_macroboard,
+    parse_int,
 )
-from ninefold.protocols.base import BotConnection, TimeControl, parse_int
 from ninefold.rules import Board, Move
-
-__all__ = ["RIDDLES", "RiddlesConnection", "RiddlesRunner", "decode_position",
-           "encode_field", "encode_macroboard"]
 
 
 class RiddlesConnection(BotConnection):
@@ -37,9 +31,9 @@ class RiddlesConnection(BotConnection):
     (`BotConnection.play`)."""
 
     protocol = "riddles"
-    enc = RIDDLES
+    enc: FieldEncoding = RIDDLES
 
-    def _setup_lines(self, tc: TimeControl) -> list[str]:
+    def setup_lines(self, tc: TimeControl) -> list[str]:
         bank = tc.bank_ms if tc.is_bank else tc.turn_ms_for(0)
         per_move = tc.increment_ms if tc.is_bank else tc.turn_ms
         return [
@@ -50,7 +44,7 @@ class RiddlesConnection(BotConnection):
             f"settings your_botid {self.enc.id_of(self.seat)}",
         ]
 
-    def _request_lines(self, board: Board, last: Move | None, told_ms: int) -> list[str]:
+    def request_lines(self, board: Board, last: Move | None, told_ms: int) -> list[str]:
         return [
             f"update game round {board.ply // 2 + 1}",
             f"update game field {encode_field(board, self.enc)}",
@@ -69,5 +63,5 @@ class RiddlesRunner(AIGamesRunner):
     """ninefold as a Riddles.io bot on stdin/stdout."""
 
     protocol = "riddles"
-    enc = RIDDLES
+    enc: FieldEncoding = RIDDLES
 
