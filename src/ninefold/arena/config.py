@@ -235,8 +235,13 @@ def _checked(table: dict[str, Any], keys: dict[str, type], where: str) -> dict[s
         if kind is None:
             raise ArenaError(f"{where}unknown key {clip(key)} (keys: {', '.join(keys)})")
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise ArenaError(f"{where}{key} = {clip(value)} must be {_KIND[kind]}")
+            raise ArenaError(f"{where}{key} = {_toml_value(value)} must be {_KIND[kind]}")
     return table
+
+
+def _toml_value(value: Any) -> str:
+    text = clip(value) if isinstance(value, str) else repr(value)
+    return text if len(text) <= 80 else text[:60] + "…"
 
 
 def _toml_seat(p: Any, base: Path, where: str) -> Seat:

@@ -20,7 +20,8 @@ INTERRUPTED = 130  # the exit status of a program stopped by Ctrl-C (128 + SIGIN
 @contextlib.contextmanager
 def _quiet_broken_pipe() -> Iterator[None]:
     """A reader that went away (`ninefold export db | head`) ends the command
-    quietly, as it ends any unix tool: no traceback, exit status 141."""
+    quietly, as it ends any unix tool: no traceback; exit status 1, as Rich's
+    console does on a broken pipe."""
     try:
         yield
         sys.stdout.flush()
@@ -28,7 +29,7 @@ def _quiet_broken_pipe() -> Iterator[None]:
         # Python flushes stdout again at exit: point it at /dev/null so that is quiet too
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        raise typer.Exit(141) from None
+        raise typer.Exit(1) from None
 
 
 def _run_arena(cfg: Any, db: str, jobs: int, resume: bool, log_dir: str | None,
@@ -214,6 +215,8 @@ def export_command(
             n = export_file(db, output, force=force)
         except ValueError as exc:
             _fail(str(exc))
+        except BrokenPipeError:
+            raise
         except OSError as exc:
             _fail(f"cannot write {output}: {exc.strerror or exc}")
     err.print(f"{n} games written to {output}")
