@@ -72,6 +72,34 @@ def test_gauntlet_and_odd_games() -> None:
     assert all(0 in (g.x, g.o) for g in games)
 
 
+def test_the_schedule_is_lazy_and_long_runs_are_capped() -> None:
+    """A run of the most games allowed starts at once (nothing materialised); more
+    are refused with the limit."""
+    import itertools
+
+    from ninefold.arena.config import MAX_GAMES
+
+    cfg = RunConfig(players=randoms(2), games=MAX_GAMES)
+    first = list(itertools.islice(schedule(cfg), 3))
+    assert [g.seq for g in first] == [0, 1, 2] and cfg.total_games == MAX_GAMES
+    assert first[0].opening == first[1].opening != first[2].opening
+    with pytest.raises(ArenaError, match="at most 1,000,000 per pairing"):
+        RunConfig(players=randoms(2), games=MAX_GAMES + 1)
+
+
+def test_a_longer_run_extends_a_shorter_one() -> None:
+    short = list(schedule(RunConfig(players=randoms(3), games=3, format="round-robin")))
+    long = list(schedule(RunConfig(players=randoms(3), games=6, format="round-robin")))
+    assert {(g.key, g.opening) for g in short} <= {(g.key, g.opening) for g in long}
+
+
+def test_toml_command_without_protocol(tmp_path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text('[[player]]\nspec = "random"\n[[player]]\ncommand = "./bot"\n')
+    with pytest.raises(ArenaError, match="player 2: a command needs protocol"):
+        load_toml(path)
+
+
 def test_openings_file(tmp_path) -> None:
     path = tmp_path / "openings.txt"
     path.write_text("# codes\n53271\n11111  # comment\n")

@@ -314,7 +314,7 @@ def test_ctrl_c_stops_at_once_keeps_games_and_kills_bots(tmp_path) -> None:
     waited = time.monotonic() - sent
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
-    assert "interrupted: 1 games stored" in stderr and "--resume" in stderr
+    assert "interrupted: 1 of 2 games stored" in stderr and "--resume" in stderr
     assert waited < 5, f"took {waited:.1f} s to stop (the bot's move takes 8 s)"
     started = [int(p) for p in pids.read_text().split()]
     assert len(started) >= 4 and not [p for p in started if _alive(p)]

@@ -256,13 +256,16 @@ def _toml_seat(p: Any, base: Path, where: str) -> Seat:
         extra = sorted(set(p) & {"protocol", "cwd", "memory_mb", "cpu_s"})
         if extra:
             raise ArenaError(f"{where}{', '.join(extra)} apply to a command, not to a spec")
+    elif "protocol" not in p:
+        raise ArenaError(f"{where}a command needs protocol = \"aigames\", \"riddles\" or "
+                         "\"codingame\"")
     cwd = p.get("cwd")
     if cwd and not Path(cwd).is_absolute():
         cwd = str((base / cwd).resolve())
     try:
-        return Seat.parse(p.get("spec") or p["command"], p.get("protocol") or
-                          (None if "spec" in p else ""), name=p.get("name"), cwd=cwd,
-                          tc=p.get("tc"), memory_mb=p.get("memory_mb"), cpu_s=p.get("cpu_s"))
+        return Seat.parse(p.get("spec") or p["command"], p.get("protocol"), name=p.get("name"),
+                          cwd=cwd, tc=p.get("tc"), memory_mb=p.get("memory_mb"),
+                          cpu_s=p.get("cpu_s"))
     except ValueError as exc:
         raise ArenaError(f"{where}{exc}") from None
 

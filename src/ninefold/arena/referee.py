@@ -130,7 +130,7 @@ class Seat:
         `tc` is a time control's text (`TimeControl.parse`)."""
         base = TimeControl.for_protocol(protocol.strip().lower() if protocol else None)
         control = TimeControl.parse(tc, base) if tc else None
-        if protocol:
+        if protocol is not None:
             return cls.external(text, protocol, tc=control, **kw)
         kw.pop("cwd", None), kw.pop("memory_mb", None), kw.pop("cpu_s", None)
         return cls.builtin(text, tc=control, **kw)

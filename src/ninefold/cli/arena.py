@@ -50,7 +50,8 @@ def _run_arena(cfg: Any, db: str, jobs: int, resume: bool, log_dir: str | None,
         stored = 0
         with contextlib.suppress(ValueError):
             stored = len(load(db)[1].games) if os.path.exists(db) else 0
-        err.print(f"interrupted: {stored} games stored in {db}; --resume continues the run",
+        of = f" of {cfg.total_games}" if cfg is not None else ""
+        err.print(f"interrupted: {stored}{of} games stored in {db}; --resume continues the run",
                   highlight=False, markup=False)
         raise typer.Exit(INTERRUPTED) from None
     except ValueError as exc:  # ArenaError, StorageError, OptionError: one line each
