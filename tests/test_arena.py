@@ -447,3 +447,31 @@ def test_report_and_export_cli_on_broken_files(tmp_path) -> None:
         assert result.exit_code == 2, (args, result.output)
         assert "Traceback" not in result.output
     assert bad.read_text() == "garbage"
+
+
+def test_databases_of_the_previous_version_still_read_and_resume(tmp_path) -> None:
+    """Results written before keys became JSON lists (``a|b|round|colour``, time
+    controls and allowances as text) are still reported, exported and resumed."""
+    import json
+
+    db = tmp_path / "old.db"
+    players = [Seat.builtin("random:seed=1", "r1"), Seat.parse("random:seed=2", name="r2",
+                                                               tc="bank=5000,inc=100")]
+    cfg = open_run(RunConfig(players=players, games=2, openings=Openings.parse("none")), db,
+                   False)
+    run(cfg, db, max_games=1)
+    legacy = {"players": [{"name": "r1", "spec": "random:seed=1"},
+                          {"name": "r2", "spec": "random:seed=2", "tc": "bank=5000,inc=100"}],
+              "games": 2, "format": "match", "rules": "standard", "openings": [None],
+              "seed": 1, "first_move_ms": None, "slack_ms": 50, "sprt": None, "name": ""}
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'config'", (json.dumps(legacy),))
+        conn.execute("UPDATE games SET key = 'r1|r2|0|0'")
+    with Storage(db) as store:
+        assert store.config() == RunConfig(
+            players=players, games=2, openings=Openings.parse("none"), first_move_ms=0)
+        assert [g.key for g in store.games()] == [GameKey("r1", "r2", 0, 0)]
+    out = io.StringIO()
+    assert export(db, out) == 1
+    again = run(open_run(None, db, resume=True), db)
+    assert (again.played_now, again.stored) == (1, 2)

@@ -264,6 +264,16 @@ def test_resume_of_a_missing_database_creates_nothing(tmp_path) -> None:
         assert not db.exists()
 
 
+def test_a_database_in_a_missing_or_read_only_folder_is_one_line(tmp_path) -> None:
+    out = invoke("match", *RANDOMS, "--db", tmp_path / "no" / "m.db")
+    assert out.exit_code == 2 and "no folder" in out.output, out.output
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    with read_only(folder):
+        out = invoke("match", *RANDOMS, "--db", folder / "m.db")
+    assert out.exit_code == 2 and "read-only" in out.output, out.output
+
+
 def test_resume_on_a_read_only_database_plays_nothing(played, tmp_path) -> None:
     db = tmp_path / "ro.db"
     shutil.copy(played, db)

@@ -76,10 +76,14 @@ def plan_run(cfg: RunConfig | None, db_path: str | Path, resume: bool,
     path = Path(db_path)
     stored, count = None, 0
     if path.exists():
-        if not os.access(path, os.W_OK) or not os.access(path.parent or ".", os.W_OK):
+        if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
             raise ArenaError(f"cannot write to {path}: the file or its folder is read-only")
         with Storage(path) as db:
             stored, count = db.config(), db.count()
+    elif cfg is not None and not path.parent.is_dir():
+        raise ArenaError(f"cannot create {path}: no folder {path.parent}")
+    elif cfg is not None and not os.access(path.parent, os.W_OK):
+        raise ArenaError(f"cannot create {path}: the folder {path.parent} is read-only")
     if stored is None:
         if cfg is None:
             raise ArenaError(f"nothing to resume: {path} " + (

@@ -194,7 +194,11 @@ def _key(text: str, path: Path) -> GameKey:
     try:
         return GameKey.parse(text)
     except ValueError:
-        raise StorageError(f"{path}: game key {text!r} is damaged") from None
+        pass
+    parts = text.split("|")  # before version 2: "a|b|round|colour", names without "|"
+    if len(parts) == 4 and parts[2].isdigit() and parts[3] in ("0", "1"):
+        return GameKey(parts[0], parts[1], int(parts[2]), int(parts[3]))
+    raise StorageError(f"{path}: game key {text!r} is damaged")
 
 
 # ---- a run's configuration as JSON
@@ -211,14 +215,15 @@ def config_to_json(cfg: RunConfig) -> dict[str, Any]:
 
 
 def config_from_json(data: dict[str, Any]) -> RunConfig:
-    if data.get("version") != 2:
-        raise ValueError("written by an older ninefold: start the run again in a new database")
+    """The configuration `config_to_json` wrote (or, before version 2, the text
+    values of an older ninefold: time controls as text, no allowances as null)."""
     openings = data["openings"]
     return RunConfig(
         players=[_seat_from_json(p) for p in data["players"]], games=data["games"],
         format=data["format"], rules=Rules.parse(data["rules"]),
         openings=Openings() if openings == "random4" else Openings(tuple(openings)),
-        seed=data["seed"], first_move_ms=data["first_move_ms"], slack_ms=data["slack_ms"],
+        seed=data["seed"], first_move_ms=data["first_move_ms"] or 0,
+        slack_ms=data["slack_ms"] or 0,
         sprt=None if data["sprt"] is None else Sprt.parse(data["sprt"]), name=data["name"],
     )
 
@@ -231,6 +236,9 @@ def _seat_to_json(seat: Seat) -> dict[str, Any]:
 
 def _seat_from_json(data: dict[str, Any]) -> Seat:
     data = dict(data)
-    if data.get("tc") is not None:
-        data["tc"] = TimeControl(**data["tc"])
+    tc = data.get("tc")
+    if isinstance(tc, str):
+        data["tc"] = TimeControl.parse(tc, TimeControl.for_protocol(data.get("protocol")))
+    elif tc is not None:
+        data["tc"] = TimeControl(**tc)
     return Seat(**data)
