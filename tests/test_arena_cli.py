@@ -243,6 +243,8 @@ def test_resume_refuses_changed_settings_and_extends_on_purpose(played, tmp_path
     out = invoke("match", "--db", db, "--resume", "-n", "4", "--quiet", "--no-check")
     assert out.exit_code == 0 and "4 of 4 games stored" in out.output, out.output
     assert "(2 played now)" in out.output and count(db) == 4
+    out = invoke("match", *RANDOMS, "--db", db, "--resume")  # the same bots, no -n: as stored
+    assert out.exit_code == 0 and "4 of 4 games stored" in out.output, out.output
 
 
 def test_tournament_resume_refuses_a_changed_file(tmp_path) -> None:
@@ -311,12 +313,12 @@ def test_ctrl_c_stops_at_once_keeps_games_and_kills_bots(tmp_path) -> None:
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
+    while time.monotonic() < deadline and proc.poll() is None:  # the second game's bots run
         time.sleep(0.1)
-        with contextlib.suppress(sqlite3.Error):
-            if db.exists() and count(db) >= 1:
+        with contextlib.suppress(sqlite3.Error, OSError):
+            if db.exists() and count(db) >= 1 and len(pids.read_text().split()) >= 4:
                 break
-    time.sleep(1.5)  # the second game is under way: bot 2 sleeps 8 s on its second move
+    time.sleep(1.0)  # bot 2 now sleeps 8 s on its second move
     assert proc.poll() is None, proc.communicate()
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)

@@ -29,7 +29,7 @@ from ninefold.rules import Rules, opening_moves, random_opening
 
 DEFAULT_FIRST_MOVE_MS = 3000  # added to a bot's first deadline (process start-up)
 DEFAULT_SLACK_MS = 50  # added to every deadline (pipes, scheduling)
-MAX_GAMES = 1_000_000  # per pairing: about 3 years of 100 ms games
+MAX_GAMES = 1_000_000  # per pairing: months of play even at 100 ms a move
 MAX_NAME_LENGTH = 64
 FORMATS = ("match", "round-robin", "gauntlet")
 

@@ -68,11 +68,12 @@ class RunReport:
 
 
 def plan_run(cfg: RunConfig | None, db_path: str | Path, resume: bool,
-             changes: dict[str, Any] | None = None) -> RunConfig:
+             changes: dict[str, Any] | None = None, games_given: bool = True) -> RunConfig:
     """The configuration to run in `db_path`, refused with `ArenaError` when it cannot
     be: a database of another run without `resume`, a resume with other settings
     (more games per pairing extend the run), nothing to resume. `changes` apply to
-    the stored configuration when `cfg` is None. Writes nothing."""
+    the stored configuration when `cfg` is None; unless `games_given`, a resumed
+    run keeps its stored number of games. Writes nothing."""
     path = Path(db_path)
     stored, count = None, 0
     if path.exists():
@@ -96,6 +97,8 @@ def plan_run(cfg: RunConfig | None, db_path: str | Path, resume: bool,
         return cfg or stored
     if cfg is None:
         cfg = replace(stored, **changes) if changes else stored
+    elif not games_given:
+        cfg = replace(cfg, games=stored.games)
     diffs = stored.differences(cfg)
     if diffs:
         raise ArenaError(f"--resume: the settings differ from the run stored in {path}: "

@@ -33,14 +33,15 @@ def _quiet_broken_pipe() -> Iterator[None]:
 
 
 def _run_arena(cfg: Any, db: str, jobs: int, resume: bool, log_dir: str | None,
-               check: bool, quiet: bool, changes: dict[str, Any] | None = None) -> None:
+               check: bool, quiet: bool, changes: dict[str, Any] | None = None,
+               games_given: bool = True) -> None:
     from ninefold.arena.checkbot import refuse_failing
     from ninefold.arena.report import head_to_head_text, load
     from ninefold.arena.runner import live_run, plan_run, start_run
     from ninefold.arena.standings import endings_text
 
     try:
-        cfg = plan_run(cfg, db, resume, changes)
+        cfg = plan_run(cfg, db, resume, changes, games_given)
         if check:
             refuse_failing(cfg.players, rules=cfg.rules, log_dir=log_dir,
                            first_move_ms=cfg.first_move_ms, slack_ms=cfg.slack_ms)
@@ -141,7 +142,8 @@ def match_command(
             cfg = RunConfig(players=players, name="match", **{"games": 10, **settings})
         except ValueError as exc:
             _fail(str(exc))
-    _run_arena(cfg, db, jobs, resume, log_dir, check, quiet, changes=settings)
+    _run_arena(cfg, db, jobs, resume, log_dir, check, quiet, changes=settings,
+               games_given=games is not None)
 
 
 @app.command("tournament")
