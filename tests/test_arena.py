@@ -17,12 +17,15 @@ import pytest
 
 from ninefold.arena import (
     ArenaError,
+    GameKey,
+    Openings,
     RunConfig,
     Seat,
     Sprt,
     Standings,
     Storage,
     bradley_terry,
+    load_toml,
     match_elo,
     open_run,
     run,
@@ -31,7 +34,9 @@ from ninefold.arena import (
 from ninefold.arena.checkbot import check_bot, passed, refuse_failing, standard_positions
 from ninefold.arena.ratings import elo_from_score, pentanomial
 from ninefold.arena.report import export, plot
+from ninefold.arena.storage import config_from_json, config_to_json
 from ninefold.notation import read_games
+from ninefold.rules import Mark, Outcome, Rules, Termination
 
 BOTS = Path(__file__).parent / "bots"
 PY = sys.executable
@@ -51,35 +56,64 @@ def randoms(n: int) -> list[Seat]:
 
 def test_schedule_pairs_share_openings_with_colours_swapped() -> None:
     cfg = RunConfig(players=randoms(3), games=4, format="round-robin", seed=9)
-    games = schedule(cfg)
+    games = list(schedule(cfg))
     assert len(games) == 3 * 4 and len({g.key for g in games}) == len(games)
     for first, second in zip(games[::2], games[1::2], strict=True):
         assert first.opening == second.opening and first.opening is not None
         assert (first.x, first.o) == (second.o, second.x)
-    assert [g.key for g in schedule(RunConfig.from_dict(cfg.to_dict()))] == [g.key for g in games]
+    again = config_from_json(config_to_json(cfg))
+    assert again == cfg and [g.key for g in schedule(again)] == [g.key for g in games]
 
 
 def test_gauntlet_and_odd_games() -> None:
-    cfg = RunConfig(players=randoms(4), games=3, format="gauntlet", openings="none")
-    games = schedule(cfg)
+    cfg = RunConfig(players=randoms(4), games=3, format="gauntlet", openings=Openings.parse("none"))
+    games = list(schedule(cfg))
     assert len(games) == 3 * 3
     assert all(0 in (g.x, g.o) for g in games)
+
+
+def test_the_schedule_is_lazy_and_long_runs_are_capped() -> None:
+    """A run of the most games allowed starts at once (nothing materialised); more
+    are refused with the limit."""
+    import itertools
+
+    from ninefold.arena.config import MAX_GAMES
+
+    cfg = RunConfig(players=randoms(2), games=MAX_GAMES)
+    first = list(itertools.islice(schedule(cfg), 3))
+    assert [g.seq for g in first] == [0, 1, 2] and cfg.total_games == MAX_GAMES
+    assert first[0].opening == first[1].opening != first[2].opening
+    with pytest.raises(ArenaError, match="at most 1,000,000 per pairing"):
+        RunConfig(players=randoms(2), games=MAX_GAMES + 1)
+
+
+def test_a_longer_run_extends_a_shorter_one() -> None:
+    short = list(schedule(RunConfig(players=randoms(3), games=3, format="round-robin")))
+    long = list(schedule(RunConfig(players=randoms(3), games=6, format="round-robin")))
+    assert {(g.key, g.opening) for g in short} <= {(g.key, g.opening) for g in long}
+
+
+def test_toml_command_without_protocol(tmp_path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text('[[player]]\nspec = "random"\n[[player]]\ncommand = "./bot"\n')
+    with pytest.raises(ArenaError, match="player 2: a command needs protocol"):
+        load_toml(path)
 
 
 def test_openings_file(tmp_path) -> None:
     path = tmp_path / "openings.txt"
     path.write_text("# codes\n53271\n11111  # comment\n")
     with pytest.raises(ArenaError, match="11111"):
-        RunConfig(players=randoms(2), openings=str(path))
+        Openings.parse(str(path))
     path.write_text("53271\n12345\n")
-    cfg = RunConfig(players=randoms(2), games=6, openings=str(path))
+    cfg = RunConfig(players=randoms(2), games=6, openings=Openings.parse(str(path)))
     assert [g.opening for g in schedule(cfg)] == ["53271"] * 2 + ["12345"] * 2 + ["53271"] * 2
 
 
 def test_codingame_bots_refuse_openings() -> None:
     with pytest.raises(ArenaError, match="opening"):
-        RunConfig(players=[bot("codingame"), randoms(1)[0]], openings="random4")
-    RunConfig(players=[bot("codingame"), randoms(1)[0]], openings="none")
+        RunConfig(players=[bot("codingame"), randoms(1)[0]])
+    RunConfig(players=[bot("codingame"), randoms(1)[0]], openings=Openings.parse("none"))
 
 
 # --- running, storage, resume ---------------------------------------------------------------
@@ -96,7 +130,7 @@ def test_match_stores_every_game_and_exports_records(tmp_path) -> None:
         games = store.games()
     assert {g.key for g in games} == {g.key for g in schedule(cfg)}
     for g in games:
-        assert g.termination in ("line", "no-moves") and g.times_ms
+        assert g.termination in (Termination.LINE, Termination.NO_MOVES) and g.times_ms
     out = io.StringIO()
     assert export(db, out) == 6
     records = list(read_games(out.getvalue()))
@@ -170,7 +204,7 @@ protocol = "aigames"
 def test_sprt_stops_a_lopsided_match_early(tmp_path) -> None:
     db = tmp_path / "s.db"
     cfg = RunConfig(players=[Seat.builtin("random", "rnd"), bot("aigames", "illegal", "bad")],
-                    games=200, sprt="elo0=0,elo1=20,alpha=0.05,beta=0.05", openings="random4")
+                    games=200, sprt=Sprt.parse("elo0=0,elo1=20,alpha=0.05,beta=0.05"))
     report = run(open_run(cfg, db, False), db, jobs=2)
     assert report.sprt == "H1" and report.stopped_early and report.stored < 40
 
@@ -184,7 +218,7 @@ def test_misbehaving_bots_do_not_stop_a_run(tmp_path) -> None:
     report = run(cfg, db, jobs=2)
     assert report.stored == 6
     with Storage(db) as store:
-        reasons = [g.reason for g in store.games() if g.termination == "bot-failure"]
+        reasons = [g.reason for g in store.games() if g.termination is Termination.BOT_FAILURE]
     assert len(reasons) >= 4 and all(("crashy" in r) or ("junk" in r) for r in reasons)
 
 
@@ -285,8 +319,8 @@ command = "{PY} bots/riddles_bot.py"
 protocol = "riddles"
 cwd = "{BOTS.parent}"
 """)
-    cfg = RunConfig.from_toml(toml)
-    assert cfg.format == "gauntlet" and len(schedule(cfg)) == 4
+    cfg = load_toml(toml)
+    assert cfg.format == "gauntlet" and cfg.total_games == 4
     db = tmp_path / "g.db"
     report = run(open_run(cfg, db, False), db)
     assert report.stored == 4
@@ -300,7 +334,7 @@ cwd = "{BOTS.parent}"
     bad = tmp_path / "bad.toml"
     bad.write_text('[[player]]\nspec = "random"\n[[player]]\ncommand = "x"\n')
     with pytest.raises(ArenaError, match="player 2"):
-        RunConfig.from_toml(bad)
+        load_toml(bad)
 
 
 # --- names and the match line (found running public bots) ---------------------------------
@@ -345,9 +379,9 @@ def test_match_line_says_an_unbounded_elo_in_words() -> None:
     from ninefold.arena.referee import GameResult
     from ninefold.arena.report import head_to_head_text
 
-    games = [GameResult(x=x, o=o, rules="standard", opening=None, moves=[], times_ms=[],
-                        result="1-0" if x == "a" else "0-1", winner="x" if x == "a" else "o",
-                        termination="line", reason="line", key=f"a|b|{r}|{c}")
+    games = [GameResult(x=x, o=o, rules=Rules(), opening=None, moves=[], times_ms=[],
+                        outcome=Outcome(Mark.X if x == "a" else Mark.O, Termination.LINE),
+                        reason="line", key=GameKey("a", "b", r, c))
              for r in range(3) for c, (x, o) in enumerate((("a", "b"), ("b", "a")))]
     text = head_to_head_text(Standings.of(["a", "b"], games))
     assert "not bounded: a scored 100%" in text and "inf" not in text
@@ -413,3 +447,31 @@ def test_report_and_export_cli_on_broken_files(tmp_path) -> None:
         assert result.exit_code == 2, (args, result.output)
         assert "Traceback" not in result.output
     assert bad.read_text() == "garbage"
+
+
+def test_databases_of_the_previous_version_still_read_and_resume(tmp_path) -> None:
+    """Results written before keys became JSON lists (``a|b|round|colour``, time
+    controls and allowances as text) are still reported, exported and resumed."""
+    import json
+
+    db = tmp_path / "old.db"
+    players = [Seat.builtin("random:seed=1", "r1"), Seat.parse("random:seed=2", name="r2",
+                                                               tc="bank=5000,inc=100")]
+    cfg = open_run(RunConfig(players=players, games=2, openings=Openings.parse("none")), db,
+                   False)
+    run(cfg, db, max_games=1)
+    legacy = {"players": [{"name": "r1", "spec": "random:seed=1"},
+                          {"name": "r2", "spec": "random:seed=2", "tc": "bank=5000,inc=100"}],
+              "games": 2, "format": "match", "rules": "standard", "openings": [None],
+              "seed": 1, "first_move_ms": None, "slack_ms": 50, "sprt": None, "name": ""}
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'config'", (json.dumps(legacy),))
+        conn.execute("UPDATE games SET key = 'r1|r2|0|0'")
+    with Storage(db) as store:
+        assert store.config() == RunConfig(
+            players=players, games=2, openings=Openings.parse("none"), first_move_ms=0)
+        assert [g.key for g in store.games()] == [GameKey("r1", "r2", 0, 0)]
+    out = io.StringIO()
+    assert export(db, out) == 1
+    again = run(open_run(None, db, resume=True), db)
+    assert (again.played_now, again.stored) == (1, 2)

@@ -39,8 +39,8 @@ PY = sys.executable
 
 
 def bot(protocol: str, mode: str = "good", **kw) -> Seat:
-    return Seat.external(f"{PY} {BOTS / (protocol + '_bot.py')} {mode}", protocol,
-                         name=f"{protocol}-{mode}", **kw)
+    return Seat.parse(f"{PY} {BOTS / (protocol + '_bot.py')} {mode}", protocol,
+                      name=f"{protocol}-{mode}", **kw)
 
 
 # --- the lines, exactly as protocols.md -------------------------------------------------
@@ -291,14 +291,14 @@ def test_good_bots_finish_games(protocol: str) -> None:
         x, o = seats if colour == 0 else seats[::-1]
         rules = "codingame" if protocol == "codingame" else "standard"
         result = play_game(x, o, rules=rules, opening=opening, first_move_ms=3000, slack_ms=100)
-        assert result.termination in ("line", "no-moves", "board-count"), result.reason
+        assert str(result.termination) in ("line", "no-moves", "board-count"), result.reason
         assert len(result.times_ms) == len(result.moves) - (4 if opening else 0)
 
 
 def test_riddles_bot_meets_codingame_bot() -> None:
     result = play_game(bot("riddles", tc=FAST), bot("codingame"), rules="standard",
                        first_move_ms=3000, slack_ms=100)
-    assert result.termination in ("line", "no-moves"), result.reason
+    assert str(result.termination) in ("line", "no-moves"), result.reason
 
 
 def _alive(pid: int, wait_s: float = 3.0) -> bool:
@@ -346,8 +346,8 @@ def test_misbehaving_bot_loses_by_the_protocol_rule(protocol, mode, termination,
     monkeypatch.setenv("BOT_SLOW_S", "0.8")
     tc = "turn=300,first=300" if protocol == "codingame" else "bank=300,inc=200"
     result = play_game(bot(protocol, mode, tc=tc), Seat.builtin("random:seed=1"),
-                       first_move_ms=1500, slack_ms=100, log_dir=tmp_path, key=mode)
-    assert (result.winner, result.termination) == ("o", termination), result.reason
+                       first_move_ms=1500, slack_ms=100, log_dir=tmp_path)
+    assert (result.winner, str(result.termination)) == (Mark.O, termination), result.reason
     assert words in result.reason
     pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
     assert not any(_alive(p) for p in pids)
@@ -356,8 +356,8 @@ def test_misbehaving_bot_loses_by_the_protocol_rule(protocol, mode, termination,
 def test_aigames_one_missed_answer_is_retried_not_lost(tmp_path) -> None:
     result = play_game(bot("aigames", "skip-once", tc="bank=300,inc=200"),
                        Seat.builtin("random:seed=1"), first_move_ms=1500, slack_ms=100,
-                       log_dir=tmp_path, key="g")
-    assert result.termination in ("line", "no-moves"), result.reason
+                       log_dir=tmp_path)
+    assert str(result.termination) in ("line", "no-moves"), result.reason
     log = next(tmp_path.rglob("*.log")).read_text()
     assert "asking once more" in log
 
@@ -369,7 +369,7 @@ def test_spinning_bot_and_its_children_are_killed(protocol, tmp_path, monkeypatc
         monkeypatch.setenv("PIDFILE", str(pidfile))
         result = play_game(bot(protocol, mode, tc=FAST), Seat.builtin("random:seed=2"),
                            first_move_ms=3000, slack_ms=100)
-        assert result.termination in ("line", "no-moves", "board-count"), result.reason
+        assert str(result.termination) in ("line", "no-moves", "board-count"), result.reason
         pids = [int(p) for p in pidfile.read_text().split()]
         assert len(pids) == (1 if mode == "spin" else 3)
         assert not any(_alive(p) for p in pids), pids
@@ -377,8 +377,8 @@ def test_spinning_bot_and_its_children_are_killed(protocol, tmp_path, monkeypatc
 
 def test_stderr_goes_to_a_capped_log(tmp_path) -> None:
     result = play_game(bot("riddles", "stderr-spam", tc=FAST), Seat.builtin("random"),
-                       first_move_ms=3000, slack_ms=100, log_dir=tmp_path, key="spam")
-    assert result.termination in ("line", "no-moves"), result.reason
+                       first_move_ms=3000, slack_ms=100, log_dir=tmp_path)
+    assert str(result.termination) in ("line", "no-moves"), result.reason
     logs = list(tmp_path.rglob("*.log"))
     assert logs and logs[0].read_text().startswith("debug debug")
 
@@ -386,7 +386,7 @@ def test_stderr_goes_to_a_capped_log(tmp_path) -> None:
 def test_bot_that_cannot_start() -> None:
     seat = Seat.external("/nonexistent/bot --flag", "riddles", name="ghost")
     result = play_game(seat, Seat.builtin("random"))
-    assert result.winner == "o" and result.termination == "bot-failure"
+    assert result.winner is Mark.O and str(result.termination) == "bot-failure"
     assert "cannot start" in result.reason
 
 
@@ -401,7 +401,7 @@ def test_ninefold_bot_plays_whole_games_via_the_cli(protocol) -> None:
     env_ok = os.environ.get("NINEFOLD_SLOW_MACHINE") is None
     result = play_game(me, opponent, rules=rules, first_move_ms=10000 if env_ok else 30000,
                        slack_ms=0)
-    assert result.termination in ("line", "no-moves", "board-count"), result.reason
+    assert str(result.termination) in ("line", "no-moves", "board-count"), result.reason
 
 
 # --- the input test (check-bot) -----------------------------------------------------------

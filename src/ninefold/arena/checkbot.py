@@ -198,7 +198,7 @@ def _check_codingame(seat: Seat, tc, log_dir) -> list[Check]:
 def refuse_failing(seats: list[Seat], *, rules: str = "standard", first_move_ms: int = 3000,
                    slack_ms: int = 50, log_dir: str | Path | None = None) -> None:
     """Raise `ArenaError` naming every external bot that fails the input test, and why."""
-    from ninefold.arena.match import ArenaError
+    from ninefold.arena.config import ArenaError
 
     failures = []
     for seat in seats:

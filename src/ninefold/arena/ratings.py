@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ninefold.options import Option, OptionError, Schema
+
 Z95 = 1.959964
 
 
@@ -168,16 +170,18 @@ class Sprt:
 
     @classmethod
     def parse(cls, text: str) -> Sprt:
-        """``elo0=0,elo1=10,alpha=0.05,beta=0.05`` (any subset)."""
-        values: dict[str, float] = {}
-        for part in filter(None, (p.strip() for p in text.split(","))):
-            key, _, value = part.partition("=")
-            if key not in ("elo0", "elo1", "alpha", "beta"):
-                raise ValueError(f"bad SPRT option {part!r}: use elo0, elo1, alpha, beta")
-            values[key] = float(value)
-        sprt = cls(**values)
-        if not sprt.elo1 > sprt.elo0 or not (0 < sprt.alpha < 1 and 0 < sprt.beta < 1):
-            raise ValueError("SPRT needs elo0 < elo1 and 0 < alpha, beta < 1")
+        """``elo0=0,elo1=10,alpha=0.05,beta=0.05`` (any subset; the rest as above).
+
+        >>> Sprt.parse("elo1=5")
+        Sprt(elo0=0.0, elo1=5.0, alpha=0.05, beta=0.05)
+        >>> Sprt.parse("elo0=1,elo0=2")
+        Traceback (most recent call last):
+        ...
+        ninefold.options.OptionError: SPRT: 'elo0' is given twice
+        """
+        sprt = cls(**_SPRT_SCHEMA.parse(text))
+        if not sprt.elo1 > sprt.elo0:
+            raise OptionError(f"SPRT: elo0={sprt.elo0:g} must be below elo1={sprt.elo1:g}")
         return sprt
 
     def bounds(self) -> tuple[float, float]:
@@ -207,3 +211,9 @@ class Sprt:
 
     def __str__(self) -> str:
         return f"elo0={self.elo0:g},elo1={self.elo1:g},alpha={self.alpha:g},beta={self.beta:g}"
+
+
+_SPRT_SCHEMA = Schema("SPRT", [
+    Option("elo0", float), Option("elo1", float),
+    Option("alpha", float, low=1e-9, high=0.5), Option("beta", float, low=1e-9, high=0.5),
+])

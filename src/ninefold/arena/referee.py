@@ -13,13 +13,15 @@ which ends the game with the reason recorded. Every external bot's processes
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 import shlex
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ninefold.arena.local import LocalBot
 from ninefold.notation import Game, parse_move
@@ -33,7 +35,7 @@ from ninefold.protocols import (
     check_protocol,
     connect,
 )
-from ninefold.rules import Board, Mark, Outcome, Termination
+from ninefold.rules import Board, Mark, Outcome, Rules, Termination
 
 # Programs that run a bot given as an argument: the bot is named after that argument.
 _INTERPRETERS = {
@@ -90,8 +92,8 @@ def short_name(command: str) -> str:
 class Seat:
     """Who plays: a built-in player spec, or an external bot's command and protocol.
 
-    `tc` is this seat's time control; by default its protocol's platform control
-    (built-in players: the AI Games/Riddles bank, 10 s + 500 ms per move).
+    `tc` is this seat's time control; by default (None) its protocol's platform
+    control (built-in players: the AI Games/Riddles bank, 10 s + 500 ms per move).
     """
 
     name: str
@@ -101,38 +103,37 @@ class Seat:
     cwd: str | None = None
     memory_mb: int | None = None
     cpu_s: int | None = None
-    tc: str | None = None
+    tc: TimeControl | None = None
 
     @classmethod
-    def builtin(cls, spec: str, name: str | None = None, tc: str | None = None) -> Seat:
+    def builtin(cls, spec: str, name: str | None = None, tc: TimeControl | None = None) -> Seat:
         make_player(spec)  # fail early on a bad spec
         return cls(name=name or spec, spec=spec, tc=tc)
 
     @classmethod
     def external(cls, command: str, protocol: str, name: str | None = None,
                  cwd: str | None = None, memory_mb: int | None = None,
-                 cpu_s: int | None = None, tc: str | None = None) -> Seat:
+                 cpu_s: int | None = None, tc: TimeControl | None = None) -> Seat:
         protocol = check_protocol(protocol)
         if not command.strip():
             raise ValueError("empty bot command")
+        for what, value in (("memory_mb", memory_mb), ("cpu_s", cpu_s)):
+            if value is not None and (isinstance(value, bool) or value < 1):
+                raise ValueError(f"{what}={value} must be a whole number of at least 1")
         return cls(name=name or short_name(command), command=command, protocol=protocol,
                    cwd=cwd, memory_mb=memory_mb, cpu_s=cpu_s, tc=tc)
 
     @classmethod
-    def parse(cls, text: str, protocol: str | None = None, **kw: Any) -> Seat:
-        """A built-in spec when no protocol is given, else an external command."""
-        if protocol:
-            return cls.external(text, protocol, **kw)
+    def parse(cls, text: str, protocol: str | None = None, *, tc: str | None = None,
+              **kw: Any) -> Seat:
+        """A built-in spec when no protocol is given, else an external command;
+        `tc` is a time control's text (`TimeControl.parse`)."""
+        base = TimeControl.for_protocol(protocol.strip().lower() if protocol else None)
+        control = TimeControl.parse(tc, base) if tc else None
+        if protocol is not None:
+            return cls.external(text, protocol, tc=control, **kw)
         kw.pop("cwd", None), kw.pop("memory_mb", None), kw.pop("cpu_s", None)
-        return cls.builtin(text, **kw)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Seat:
-        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
-        return cls(**known)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        return cls.builtin(text, tc=control, **kw)
 
     @property
     def is_external(self) -> bool:
@@ -140,9 +141,7 @@ class Seat:
 
     def time_control(self, first_move_ms: int | None = None,
                      slack_ms: int | None = None) -> TimeControl:
-        tc = TimeControl.for_protocol(self.protocol)
-        if self.tc:
-            tc = TimeControl.parse(self.tc, tc)
+        tc = self.tc or TimeControl.for_protocol(self.protocol)
         return tc.with_allowances(first_move_ms, slack_ms)
 
     def bot_command(self) -> BotCommand:
@@ -157,28 +156,71 @@ class Seat:
         return LocalBot(make_player(self.spec), name=self.name)
 
 
+class GameKey(NamedTuple):
+    """A game's place in a run's schedule: the pairing (its players' names), the
+    round (one opening) and the colour (0: `a` plays X, 1: `b` does).
+
+    Its text is a JSON list, unambiguous whatever the names hold:
+
+    >>> key = GameKey("a|b", "c", 0, 1)
+    >>> str(key), GameKey.parse(str(key)) == key
+    ('["a|b", "c", 0, 1]', True)
+    """
+
+    a: str
+    b: str
+    round: int
+    colour: int
+
+    def __str__(self) -> str:
+        return json.dumps(list(self), ensure_ascii=False)
+
+    @classmethod
+    def parse(cls, text: str) -> GameKey:
+        """The key a `str(key)` wrote; ValueError for any other text."""
+        try:
+            a, b, r, c = json.loads(text)
+        except (TypeError, ValueError):
+            raise ValueError(f"not a game key: {text!r}") from None
+        if not (isinstance(a, str) and isinstance(b, str) and isinstance(r, int)
+                and c in (0, 1)):
+            raise ValueError(f"not a game key: {text!r}")
+        return cls(a, b, r, c)
+
+    @property
+    def stem(self) -> str:
+        """A file name for this game's logs (`safe_name`, so not always unique)."""
+        return safe_name(f"{self.a}_{self.b}_{self.round}_{self.colour}", 200)
+
+
 @dataclass
 class GameResult:
     """A finished game, as the arena stores it."""
 
     x: str
     o: str
-    rules: str
+    rules: Rules
     opening: str | None
     moves: list[str]
     times_ms: list[float]  # one per move played by the bots (after the opening)
-    result: str
-    winner: str | None  # "x", "o" or None
-    termination: str
+    outcome: Outcome
     reason: str
     started: float = field(default_factory=time.time)
     seconds: float = 0.0
-    key: str = ""
+    key: GameKey | None = None
 
     @property
-    def outcome(self) -> Outcome:
-        winner = None if self.winner is None else Mark.X if self.winner == "x" else Mark.O
-        return Outcome(winner, Termination(self.termination))
+    def winner(self) -> Mark | None:
+        return self.outcome.winner
+
+    @property
+    def termination(self) -> Termination:
+        return self.outcome.termination
+
+    @property
+    def result(self) -> str:
+        """``1-0``, ``0-1`` or ``1/2-1/2``."""
+        return self.outcome.result()
 
     def to_game(self, **tags: str) -> Game:
         """The game-record (`ninefold.notation.Game`) of this game, times as comments."""
@@ -188,8 +230,8 @@ class GameResult:
             board.push(parse_move(text))
         game = Game.from_board(board, X=self.x, O=self.o)
         game.tags["Result"] = self.result
-        game.tags["Termination"] = self.termination
-        if self.reason and self.reason != self.termination:
+        game.tags["Termination"] = str(self.termination)
+        if self.reason and self.reason != str(self.termination):
             game.tags["Reason"] = self.reason
         game.tags.update(tags)
         for i, ms in enumerate(self.times_ms):
@@ -201,22 +243,63 @@ class Aborted(Exception):
     """The run was interrupted; the game is not recorded."""
 
 
+class Abort:
+    """Stops the games that share it at once: `set` closes every bot they have open
+    (killing external bots' process groups), and `play_game` raises `Aborted`.
+
+    >>> abort = Abort()
+    >>> abort.is_set(), abort.set(), abort.is_set()
+    (False, None, True)
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._bots: set[Bot] = set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def set(self) -> None:
+        with self._lock:
+            self._event.set()
+            bots, self._bots = list(self._bots), set()
+        for bot in bots:
+            with contextlib.suppress(Exception):  # closing twice, or mid-read, is harmless
+                bot.close()
+
+    def watch(self, bot: Bot) -> None:
+        """Close `bot` when the run is aborted (now, if it already is)."""
+        with self._lock:
+            if not self._event.is_set():
+                self._bots.add(bot)
+                return
+        bot.close()
+        raise Aborted("interrupted")
+
+    def forget(self, bot: Bot) -> None:
+        with self._lock:
+            self._bots.discard(bot)
+
+
 def safe_name(text: str, limit: int = 60) -> str:
     """`text` as one file name: no slashes, no leading dot (a hidden file)."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:limit].lstrip(".") or "bot"
 
 
-def _log_path(log_dir: str | Path | None, key: str, seat: str) -> Path | None:
+def log_path(log_dir: str | Path | None, key: GameKey | None, seat: str) -> Path | None:
+    """Where a bot's stderr goes: ``<log_dir>/<seat>/<game>.log``."""
     if not log_dir:
         return None
-    return Path(log_dir) / safe_name(seat) / (safe_name(key or "game", 200) + ".log")
+    return Path(log_dir) / safe_name(seat) / ((key.stem if key else "game") + ".log")
 
 
-def play_game(x: Seat, o: Seat, *, rules: str = "standard", opening: str | None = None,
+def play_game(x: Seat, o: Seat, *, rules: Rules | str = "standard", opening: str | None = None,
               first_move_ms: int | None = None, slack_ms: int | None = None,
-              log_dir: str | Path | None = None, key: str = "",
-              abort: threading.Event | None = None) -> GameResult:
-    """Play one game; a bot that breaks its protocol's rules loses, with the reason."""
+              log_dir: str | Path | None = None, key: GameKey | None = None,
+              abort: Abort | None = None) -> GameResult:
+    """Play one game; a bot that breaks its protocol's rules loses, with the reason.
+    Raises `Aborted` (and plays on no further) once `abort` is set."""
     board = Board(rules, opening=opening)
     seats = {Mark.X: x, Mark.O: o}
     bots: dict[Mark, Bot] = {}
@@ -228,7 +311,9 @@ def play_game(x: Seat, o: Seat, *, rules: str = "standard", opening: str | None 
     try:
         for mark, seat in seats.items():
             tc = seat.time_control(first_move_ms, slack_ms)
-            bots[mark] = seat.make_bot(_log_path(log_dir, key, f"{seat.name}-{mark.name}"))
+            bots[mark] = seat.make_bot(log_path(log_dir, key, f"{seat.name}-{mark.name}"))
+            if abort is not None:
+                abort.watch(bots[mark])
             clocks[mark] = Clock(tc)
             try:
                 bots[mark].start(mark, board, tc)
@@ -249,17 +334,23 @@ def play_game(x: Seat, o: Seat, *, rules: str = "standard", opening: str | None 
                 break
             board.push(played.move)
             times.append(float(played.info.get("ms", 0.0)))
+    except Exception:
+        if abort is not None and abort.is_set():  # a bot closed under its reader
+            raise Aborted("interrupted") from None
+        raise
     finally:
         for bot in bots.values():
+            if abort is not None:
+                abort.forget(bot)
             bot.close()
+    if abort is not None and abort.is_set():  # a fault caused by the abort itself
+        raise Aborted("interrupted")
     if outcome is None:
         outcome = board.outcome()
         assert outcome is not None
         reason = str(outcome.termination)
-    winner = None if outcome.winner is None else outcome.winner.name.lower()
     return GameResult(
-        x=x.name, o=o.name, rules=board.rules.name, opening=opening,
-        moves=[str(m) for m in board.move_stack], times_ms=times, result=outcome.result(),
-        winner=winner, termination=str(outcome.termination), reason=reason, started=t0,
-        seconds=round(time.time() - t0, 3), key=key,
+        x=x.name, o=o.name, rules=board.rules, opening=opening,
+        moves=[str(m) for m in board.move_stack], times_ms=times, outcome=outcome,
+        reason=reason, started=t0, seconds=round(time.time() - t0, 3), key=key,
     )

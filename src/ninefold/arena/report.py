@@ -1,23 +1,28 @@
-"""Views of a run: the standings table, PNG plots, and export to game records."""
+"""Views of a stored run, which they only read: the standings table, the match
+line, PNG plots, and export to game records."""
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import tempfile
 from pathlib import Path
 from typing import TextIO
 
 from rich.table import Table
 
-from ninefold.arena.match import RunConfig, Standings
+from ninefold.arena.config import ArenaError, RunConfig
+from ninefold.arena.standings import Standings
 from ninefold.arena.storage import Storage
 from ninefold.notation import write_games
 
 
 def load(db_path: str | Path) -> tuple[RunConfig | None, Standings]:
+    """The run stored in `db_path` (None if it holds only games) and its standings."""
     with Storage(db_path, readonly=True) as db:
-        stored = db.config()
+        cfg = db.config()
         games = db.games()
-    cfg = RunConfig.from_dict(stored) if stored else None
     names = [p.name for p in cfg.players] if cfg else sorted({g.x for g in games} |
                                                             {g.o for g in games})
     return cfg, Standings.of(names, games)
@@ -62,10 +67,6 @@ def head_to_head_text(st: Standings) -> str:
     return text
 
 
-def terminations_text(st: Standings) -> str:
-    return ", ".join(f"{k} {v}" for k, v in sorted(st.terminations.items(), key=lambda kv: -kv[1]))
-
-
 def plot(st: Standings, out_dir: str | Path, stem: str = "arena") -> list[Path]:
     """Write ratings.png (Elo with 95 % error bars) and matrix.png (pairwise scores)."""
     import matplotlib
@@ -74,7 +75,12 @@ def plot(st: Standings, out_dir: str | Path, stem: str = "arena") -> list[Path]:
     import matplotlib.pyplot as plt
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise ArenaError(f"--out {out} is a file, not a folder for the plots")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ArenaError(f"cannot make the folder {out}: {exc.strerror}") from None
     paths = []
     order = sorted(st.names, key=lambda n: st.ratings.get(n, (0.0, 0.0))[0])
     elos = [st.ratings.get(n, (0.0, 0.0))[0] for n in order]
@@ -87,8 +93,7 @@ def plot(st: Standings, out_dir: str | Path, stem: str = "arena") -> list[Path]:
     ax.set_title(f"Ratings after {len(st.games)} games")
     fig.tight_layout()
     path = out / f"{stem}-ratings.png"
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
+    _save(fig, path)
     paths.append(path)
 
     matrix = st.matrix()
@@ -106,10 +111,20 @@ def plot(st: Standings, out_dir: str | Path, stem: str = "arena") -> list[Path]:
     ax.set_title(f"Score of row against column ({len(st.games)} games)")
     fig.colorbar(im, ax=ax, shrink=0.8)
     path = out / f"{stem}-matrix.png"
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
+    _save(fig, path)
     paths.append(path)
     return paths
+
+
+def _save(fig, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    try:
+        fig.savefig(path, dpi=100, bbox_inches="tight")
+    except OSError as exc:
+        raise ArenaError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
 
 
 def export(db_path: str | Path, out: TextIO) -> int:
@@ -120,36 +135,34 @@ def export(db_path: str | Path, out: TextIO) -> int:
     return len(games)
 
 
-def live_run(cfg: RunConfig, db_path: str | Path, *, jobs: int = 1,
-             log_dir: str | Path | None = None, console=None, quiet: bool = False):
-    """`ninefold.arena.match.run` with a live Rich view: progress and standings."""
-    from rich.console import Console, Group
-    from rich.live import Live
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+def export_file(db_path: str | Path, output: str | Path, *, force: bool = False) -> int:
+    """`export` into the file `output`, never onto the database itself, nor onto
+    an existing file unless `force`. Written to a temporary file in the same
+    folder, then renamed: a failure leaves no partial file. Returns how many games."""
+    db, out = Path(db_path), Path(output)
+    if out.exists() and (out.resolve() == db.resolve() or os.path.samefile(out, db)):
+        raise ArenaError(f"-o {out} is the results database itself: choose another file")
+    if out.exists() and not force:
+        raise ArenaError(f"{out} already exists: choose another file, or --force to replace it")
+    if out.is_dir():
+        raise ArenaError(f"{out} is a folder: give a file name")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or ".")
+    except OSError as exc:
+        raise ArenaError(f"cannot write in {out.parent}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w") as f:
+            n = export(db, f)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, out)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return n
 
-    from ninefold.arena.match import run, schedule
 
-    console = console or Console()
-    total = len(schedule(cfg))
-    _, st = load(db_path)
-    progress = Progress("[progress.description]{task.description}", BarColumn(),
-                        MofNCompleteColumn(), TimeElapsedColumn(), console=console)
-    task = progress.add_task(cfg.name or cfg.format, total=total, completed=len(st.games))
-
-    def view(st: Standings) -> Group:
-        parts = [progress, standings_table(st, total=total)]
-        if cfg.format == "match":
-            parts.append(head_to_head_text(st))
-        return Group(*parts)
-
-    if quiet:
-        return run(cfg, db_path, jobs=jobs, log_dir=log_dir)
-    with Live(view(st), console=console, refresh_per_second=4) as live:
-        def on_game(result, standings: Standings) -> None:
-            progress.update(task, completed=len(standings.games))
-            live.update(view(standings))
-
-        report = run(cfg, db_path, jobs=jobs, log_dir=log_dir, on_game=on_game)
-    if not console.is_terminal:  # Rich ends the last frame with a newline only on a terminal
-        console.line()
-    return report
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -2,27 +2,60 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 import typer
 
+from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS, MAX_GAMES
 from ninefold.cli import _fail, app, console, err
 from ninefold.cli.bot import _seat
 
+INTERRUPTED = 130  # the exit status of a program stopped by Ctrl-C (128 + SIGINT)
 
-def _run_arena(cfg, db: str, jobs: int, resume: bool, log_dir: str | None,
-               check: bool, quiet: bool) -> None:
-    from ninefold.arena import ArenaError, open_run
+
+@contextlib.contextmanager
+def _quiet_broken_pipe() -> Iterator[None]:
+    """A reader that went away (`ninefold export db | head`) ends the command
+    quietly, as it ends any unix tool: no traceback; exit status 1, as Rich's
+    console does on a broken pipe."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: point it at /dev/null so that is quiet too
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise typer.Exit(1) from None
+
+
+def _run_arena(cfg: Any, db: str, jobs: int, resume: bool, log_dir: str | None,
+               check: bool, quiet: bool, changes: dict[str, Any] | None = None,
+               games_given: bool = True) -> None:
     from ninefold.arena.checkbot import refuse_failing
-    from ninefold.arena.report import head_to_head_text, live_run, load, terminations_text
+    from ninefold.arena.report import head_to_head_text, load
+    from ninefold.arena.runner import live_run, plan_run, start_run
+    from ninefold.arena.standings import endings_text
 
     try:
-        cfg = open_run(cfg, db, resume)
+        cfg = plan_run(cfg, db, resume, changes, games_given)
         if check:
             refuse_failing(cfg.players, rules=cfg.rules, log_dir=log_dir,
-                           first_move_ms=cfg.first_move_ms or 0, slack_ms=cfg.slack_ms or 0)
+                           first_move_ms=cfg.first_move_ms, slack_ms=cfg.slack_ms)
+        start_run(cfg, db)
         report = live_run(cfg, db, jobs=jobs, log_dir=log_dir, console=console, quiet=quiet)
-    except (ArenaError, ValueError) as exc:  # ValueError: a foreign or damaged results file
+    except KeyboardInterrupt:
+        stored = 0
+        with contextlib.suppress(ValueError):
+            stored = len(load(db)[1].games) if os.path.exists(db) else 0
+        of = f" of {cfg.total_games}" if cfg is not None else ""
+        err.print(f"interrupted: {stored}{of} games stored in {db}; --resume continues the run",
+                  highlight=False, markup=False)
+        raise typer.Exit(INTERRUPTED) from None
+    except ValueError as exc:  # ArenaError, StorageError, OptionError: one line each
         _fail(str(exc))
     _, st = load(db)
     if cfg.format == "match" and quiet:  # the live view already shows the match line
@@ -31,7 +64,30 @@ def _run_arena(cfg, db: str, jobs: int, resume: bool, log_dir: str | None,
         console.print(f"SPRT ({cfg.sprt}): {report.sprt} accepted after {report.stored} games",
                       highlight=False)
     console.print(f"{report.stored} of {report.total} games stored in {db} "
-                  f"({report.played_now} played now); {terminations_text(st)}", highlight=False)
+                  f"({report.played_now} played now). Endings: {endings_text(st.terminations)}",
+                  highlight=False, markup=False)
+
+
+def _settings(games: int | None, rules: str | None, openings: str | None, seed: int | None,
+              first_move_ms: int | None, slack_ms: int | None,
+              sprt: str | None) -> dict[str, Any]:
+    """The run settings given on the command line, parsed (None: not given)."""
+    from ninefold.arena.config import Openings
+    from ninefold.arena.ratings import Sprt
+    from ninefold.rules import Rules
+
+    given = {"games": games, "seed": seed, "first_move_ms": first_move_ms,
+             "slack_ms": slack_ms}
+    try:
+        if rules is not None:
+            given["rules"] = Rules.parse(rules)
+        if openings is not None:
+            given["openings"] = Openings.parse(openings)
+        if sprt is not None:
+            given["sprt"] = Sprt.parse(sprt)
+    except ValueError as exc:
+        _fail(str(exc))
+    return {k: v for k, v in given.items() if v is not None}
 
 
 @app.command("match")
@@ -46,15 +102,21 @@ def match_command(
     name2: str = typer.Option(None, help="Name of bot 2 in results."),
     tc1: str = typer.Option(None, help="Time control of bot 1 (default: its protocol's)."),
     tc2: str = typer.Option(None, help="Time control of bot 2 (default: its protocol's)."),
-    memory_mb: int = typer.Option(None, help="Memory limit of external bots (MB)."),
-    cpu_s: int = typer.Option(None, help="CPU-time limit of external bots per game (s)."),
-    games: int = typer.Option(10, "--games", "-n", min=1, help="Number of games."),
+    memory_mb: int = typer.Option(None, min=1, help="Memory limit of external bots (MB)."),
+    cpu_s: int = typer.Option(None, min=1, help="CPU-time limit of external bots per game (s)."),
+    games: int = typer.Option(
+        None, "--games", "-n", min=1, max=MAX_GAMES,
+        help="Number of games [default: 10]; with --resume, more than stored extends the run."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Games played at once."),
-    rules: str = typer.Option("standard", help="Rules preset or options."),
-    openings: str = typer.Option("random4", help="random4, none, or a file of codes."),
-    seed: int = typer.Option(1, help="Seed of the random openings."),
-    first_move_ms: int = typer.Option(3000, help="Extra time for a bot's first answer."),
-    slack_ms: int = typer.Option(50, help="Extra time on every deadline."),
+    rules: str = typer.Option(None, help="Rules preset or options [default: standard]."),
+    openings: str = typer.Option(None, help="random4, none, or a file of codes "
+                                 "[default: random4]."),
+    seed: int = typer.Option(None, help="Seed of the random openings [default: 1]."),
+    first_move_ms: int = typer.Option(
+        None, min=0,
+        help=f"Extra time for a bot's first answer [default: {DEFAULT_FIRST_MOVE_MS}]."),
+    slack_ms: int = typer.Option(
+        None, min=0, help=f"Extra time on every deadline [default: {DEFAULT_SLACK_MS}]."),
     sprt: str = typer.Option(None, help="Stop early: 'elo0=0,elo1=10,alpha=0.05,beta=0.05'."),
     db: str = typer.Option("match.db", help="SQLite file for the results."),
     resume: bool = typer.Option(False, help="Continue the run stored in --db."),
@@ -63,25 +125,25 @@ def match_command(
     quiet: bool = typer.Option(False, help="No live view."),
 ) -> None:
     """Play N games between two players (pairs: same opening, colours swapped)."""
-    from ninefold.arena import ArenaError, RunConfig
+    from dataclasses import replace
 
+    from ninefold.arena.config import RunConfig
+
+    settings = _settings(games, rules, openings, seed, first_move_ms, slack_ms, sprt)
     cfg = None
     if not resume or bot1 or bot2:
         players = [_seat(bot1, protocol1, cwd1, name1, tc1, memory_mb, cpu_s),
                    _seat(bot2, protocol2, cwd2, name2, tc2, memory_mb, cpu_s)]
         if players[0].name == players[1].name:
             # the same default name twice (say, two "java -cp bin bot.BotStarter"): number them
-            from dataclasses import replace
-
             players = [p if given else replace(p, name=f"{p.name}-{i}")
                        for i, (p, given) in enumerate(zip(players, (name1, name2), strict=True), 1)]
         try:
-            cfg = RunConfig(players=players, games=games, rules=rules, openings=openings,
-                            seed=seed, first_move_ms=first_move_ms, slack_ms=slack_ms,
-                            sprt=sprt, name="match")
-        except (ArenaError, ValueError) as exc:
+            cfg = RunConfig(players=players, name="match", **{"games": 10, **settings})
+        except ValueError as exc:
             _fail(str(exc))
-    _run_arena(cfg, db, jobs, resume, log_dir, check, quiet)
+    _run_arena(cfg, db, jobs, resume, log_dir, check, quiet, changes=settings,
+               games_given=games is not None)
 
 
 @app.command("tournament")
@@ -89,24 +151,27 @@ def tournament_command(
     file: str = typer.Argument(None, help="Tournament TOML file (see docs/arena.md)."),
     db: str = typer.Option("tournament.db", help="SQLite file for the results."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Games played at once."),
-    games: int = typer.Option(None, "--games", "-n", min=1, help="Games per pairing."),
+    games: int = typer.Option(
+        None, "--games", "-n", min=1, max=MAX_GAMES,
+        help="Games per pairing; with --resume, more than stored extends the run."),
     resume: bool = typer.Option(False, help="Continue the run stored in --db."),
     log_dir: str = typer.Option(None, help="Folder for the bots' stderr logs."),
     check: bool = typer.Option(True, help="Refuse bots that fail the input test."),
     quiet: bool = typer.Option(False, help="No live view."),
 ) -> None:
     """A round robin or gauntlet described by a TOML file."""
-    from ninefold.arena import ArenaError, RunConfig
+    from ninefold.arena.config import load_toml
 
     cfg = None
     if file:
         try:
-            cfg = RunConfig.from_toml(file, games=games)
-        except (ArenaError, ValueError) as exc:
+            cfg = load_toml(file, games=games)
+        except ValueError as exc:
             _fail(str(exc))
     elif not resume:
         _fail("give a tournament file, or --resume a stored run")
-    _run_arena(cfg, db, jobs, resume, log_dir, check, quiet)
+    _run_arena(cfg, db, jobs, resume, log_dir, check, quiet,
+               changes=None if games is None else {"games": games})
 
 
 @app.command("report")
@@ -118,43 +183,43 @@ def report_command(
     """Print the standings and write plots: ratings with error bars, pairwise scores."""
     from pathlib import Path
 
-    from ninefold.arena.report import (
-        head_to_head_text,
-        load,
-        plot,
-        standings_table,
-        terminations_text,
-    )
+    from ninefold.arena.report import head_to_head_text, load, plot, standings_table
+    from ninefold.arena.standings import endings_text
 
-    try:
-        _, st = load(db)
-    except ValueError as exc:  # a missing, foreign or damaged file
-        _fail(str(exc))
-    console.print(standings_table(st, title=f"{db}"))
-    if len(st.names) == 2:
-        console.print(head_to_head_text(st), highlight=False)
-    console.print(f"terminations: {terminations_text(st) or '-'}", highlight=False)
-    if plots and st.games:
-        for path in plot(st, out or Path(db).parent, stem=Path(db).stem):
-            console.print(f"wrote {path}", highlight=False)
+    with _quiet_broken_pipe():
+        try:
+            _, st = load(db)
+            console.print(standings_table(st, title=f"{db}"))
+            if len(st.names) == 2:
+                console.print(head_to_head_text(st), highlight=False)
+            console.print(f"endings: {endings_text(st.terminations)}", highlight=False)
+            if plots and st.games:
+                for path in plot(st, out or Path(db).parent, stem=Path(db).stem):
+                    console.print(f"wrote {path}", highlight=False)
+        except ValueError as exc:  # a missing, foreign or damaged file; an unwritable --out
+            _fail(str(exc))
 
 
 @app.command("export")
 def export_command(
     db: str = typer.Argument(..., help="Results database of a match or tournament."),
     output: str = typer.Option("-", "--output", "-o", help="Game-record file ('-': stdout)."),
+    force: bool = typer.Option(False, help="Replace --output if it exists."),
 ) -> None:
     """Write the stored games as game records (moves, times, result, termination)."""
+    from ninefold.arena.report import export, export_file, load
 
-    from ninefold.arena.report import export, load
-
-    try:
-        load(db)  # refuse a missing, foreign or damaged file before writing anything
-        if output == "-":
-            export(db, sys.stdout)
-            return
-        with open(output, "w") as out:
-            n = export(db, out)
-    except (ValueError, OSError) as exc:
-        _fail(str(exc))
+    with _quiet_broken_pipe():
+        try:
+            load(db)  # refuse a missing, foreign or damaged file before writing anything
+            if output == "-":
+                export(db, sys.stdout)
+                return
+            n = export_file(db, output, force=force)
+        except ValueError as exc:
+            _fail(str(exc))
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            _fail(f"cannot write {output}: {exc.strerror or exc}")
     err.print(f"{n} games written to {output}")
