@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS, ArenaError
 from ninefold.arena.referee import Seat, safe_name
 from ninefold.protocols import BotFault, Clock
 from ninefold.rules import Board, Move, Termination
@@ -101,8 +102,8 @@ def standard_positions(rules: str = "standard") -> dict[str, Board]:
     return positions
 
 
-def check_bot(seat: Seat, *, rules: str = "standard", first_move_ms: int = 3000,
-              slack_ms: int = 50, log_dir: str | Path | None = None) -> list[Check]:
+def check_bot(seat: Seat, *, rules: str = "standard", first_move_ms: int = DEFAULT_FIRST_MOVE_MS,
+              slack_ms: int = DEFAULT_SLACK_MS, log_dir: str | Path | None = None) -> list[Check]:
     """Run the input test on an external bot."""
     if not seat.is_external:
         return [Check(s, True, "built-in player") for s in SITUATIONS]
@@ -195,10 +196,10 @@ def _check_codingame(seat: Seat, tc, log_dir) -> list[Check]:
     return [found.get(s, Check(s, None, missing)) for s in SITUATIONS]
 
 
-def refuse_failing(seats: list[Seat], *, rules: str = "standard", first_move_ms: int = 3000,
-                   slack_ms: int = 50, log_dir: str | Path | None = None) -> None:
+def refuse_failing(seats: list[Seat], *, rules: str = "standard",
+                   first_move_ms: int = DEFAULT_FIRST_MOVE_MS, slack_ms: int = DEFAULT_SLACK_MS,
+                   log_dir: str | Path | None = None) -> None:
     """Raise `ArenaError` naming every external bot that fails the input test, and why."""
-    from ninefold.arena.config import ArenaError
 
     failures = []
     for seat in seats:

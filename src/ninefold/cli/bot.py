@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS
 from ninefold.cli import _fail, _rules, app, console
 from ninefold.options import clip
 from ninefold.players import make_player, strongest_spec
@@ -53,8 +54,9 @@ def check_bot_command(
     protocol: str = typer.Option(..., help="aigames, riddles or codingame."),
     cwd: str = typer.Option(None, help="Working directory of the bot."),
     tc: str = typer.Option(None, help="Time control, e.g. 'bank=10000,inc=500' or 'turn=100'."),
-    first_move_ms: int = typer.Option(3000, help="Extra time for the first answer (start-up)."),
-    slack_ms: int = typer.Option(50, help="Extra time on every deadline."),
+    first_move_ms: int = typer.Option(
+        DEFAULT_FIRST_MOVE_MS, help="Extra time for the first answer (start-up)."),
+    slack_ms: int = typer.Option(DEFAULT_SLACK_MS, help="Extra time on every deadline."),
     log_dir: str = typer.Option(None, help="Folder for the bot's stderr logs."),
 ) -> None:
     """The platforms' input test: first move, forced board, free move, nearly full board."""
