@@ -192,8 +192,9 @@ def test_both_ways_of_finding_descendants_agree() -> None:
 
 def test_a_command_that_cannot_be_read_is_a_bot_failure() -> None:
     from ninefold.arena.referee import Seat, play_game
+    from ninefold.rules import Mark
 
     result = play_game(Seat.external("python3 'unclosed", "riddles", name="quote"),
                        Seat.builtin("random"))
-    assert (result.winner, result.termination) == ("o", "bot-failure")
+    assert (result.winner, str(result.termination)) == (Mark.O, "bot-failure")
     assert "No closing quotation" in result.reason
