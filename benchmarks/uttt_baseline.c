@@ -5,10 +5,11 @@
    won or full; a player sent to a closed board may play in any open board; three
    won boards in a row win the game, and no legal move left is a draw.
 
-   Straightforward on purpose: one 9-bit mask per small board and player, a
-   512-entry table for "this mask holds a line", a recursive perft that counts
-   the moves of the last ply without playing them, and uniformly random playouts
-   (every legal (board, cell) move equally likely) with an xorshift generator.
+   Straightforward on purpose: one 9-bit mask per small board and player,
+   512-entry tables (does this mask hold a line, how many cells, where is its
+   k-th cell), a recursive perft that counts the moves of the last ply without
+   playing them, and uniformly random playouts (every legal (board, cell) move
+   equally likely) with an xorshift generator.
 
        cc -O3 -march=native -o uttt_baseline uttt_baseline.c
        ./uttt_baseline perft DEPTH [BOARD,CELL ...]   one line a depth: "perft D COUNT SECONDS"
@@ -35,6 +36,7 @@ typedef struct {
 
 static uint8_t has_line[512]; /* has_line[m]: the cells in mask m hold three in a row */
 static uint8_t bits[512];     /* population count of a 9-bit mask */
+static uint8_t nth[512][9];   /* nth[m][k]: the index of the k-th set bit of m (k from 0) */
 
 static void init_tables(void) {
     static const uint16_t lines[8] = {0007, 0070, 0700, 0111, 0222, 0444, 0421, 0124};
@@ -43,6 +45,8 @@ static void init_tables(void) {
         for (int k = 0; k < 8; k++)
             if ((m & lines[k]) == lines[k]) has_line[m] = 1;
         bits[m] = (uint8_t)__builtin_popcount((unsigned)m);
+        for (int i = 0, k = 0; i < 9; i++)
+            if (m >> i & 1) nth[m][k++] = (uint8_t)i;
     }
 }
 
@@ -122,16 +126,20 @@ static inline int below(uint64_t *x, int n) {
 static int random_playout(State *s, uint64_t *rng) {
     int plies = 0;
     while (s->result < 0) {
-        int k = below(rng, count_moves(s));
-        for (unsigned boards = playable(s);; boards &= boards - 1) {
-            int b = __builtin_ctz(boards);
-            unsigned cells = empty_cells(s, b);
-            if (k < bits[cells]) {
-                while (k--) cells &= cells - 1;
-                play(s, b, __builtin_ctz(cells));
-                break;
+        if (s->target >= 0) { /* sent to an open board: a cell of it */
+            unsigned cells = empty_cells(s, s->target);
+            play(s, s->target, nth[cells][below(rng, bits[cells])]);
+        } else { /* a free move: number the moves of all open boards, pick one */
+            int k = below(rng, count_moves(s));
+            for (unsigned boards = playable(s);; boards &= boards - 1) {
+                int b = __builtin_ctz(boards);
+                unsigned cells = empty_cells(s, b);
+                if (k < bits[cells]) {
+                    play(s, b, nth[cells][k]);
+                    break;
+                }
+                k -= bits[cells];
             }
-            k -= bits[cells];
         }
         plies++;
     }

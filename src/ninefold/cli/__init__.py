@@ -123,7 +123,8 @@ def _interrupted() -> NoReturn:
 
 
 def _flag_with_a_value(exc: Exception, args: Sequence[str]) -> str | None:
-    """The explanation if a usage error comes from a flag given a value (``--json true``)."""
+    """The explanation if a usage error comes from a flag given a value (``--json true``;
+    ``--json=true`` gets click's own clear "Option '--json' does not take a value")."""
     ctx = getattr(exc, "ctx", None)
     if ctx is None:
         return None
