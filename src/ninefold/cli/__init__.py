@@ -22,7 +22,8 @@ import importlib
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from itertools import pairwise
 from typing import Any, NoReturn
@@ -103,23 +104,35 @@ def _board(rules: str, moves: str = "", position: str | None = None) -> Board:
     return board
 
 
-def _quiet_broken_pipe() -> NoReturn:
-    """End quietly after the reader of stdout went away (the Python docs' recipe:
-    point stdout at /dev/null so that the last flush cannot fail again)."""
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null after its reader went away, so that no later
+    flush fails again (the Python docs' recipe for SIGPIPE)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
     except (OSError, ValueError):  # stdout is not a file (a test runner's buffer)
         pass
-    raise typer.Exit(BROKEN_PIPE)
 
 
-def _interrupted() -> NoReturn:
+def _interrupted() -> None:
     if err.is_terminal:
         err.print()  # after the terminal's ^C
     err.print("interrupted", highlight=False)
-    raise typer.Exit(INTERRUPTED)
+
+
+@contextmanager
+def _ending_quietly() -> Iterator[None]:
+    """Turn a closed stdout pipe into exit status 141 and Ctrl-C into "interrupted", 130."""
+    try:
+        yield
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+    except BrokenPipeError:
+        _silence_stdout()
+        raise typer.Exit(BROKEN_PIPE) from None
+    except KeyboardInterrupt:
+        _interrupted()
+        raise typer.Exit(INTERRUPTED) from None
 
 
 def _flag_with_a_value(exc: Exception, args: Sequence[str]) -> str | None:
@@ -143,15 +156,13 @@ class _Root(TyperGroup):
     runners that call ``app``.
     """
 
+    def make_context(self, *args: Any, **extra: Any) -> Any:
+        with _ending_quietly():  # --help and --version print while the arguments are read
+            return super().make_context(*args, **extra)
+
     def invoke(self, ctx: Any) -> Any:
-        try:
-            result = super().invoke(ctx)
-            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
-            return result
-        except BrokenPipeError:
-            _quiet_broken_pipe()
-        except KeyboardInterrupt:
-            _interrupted()
+        with _ending_quietly():
+            return super().invoke(ctx)
 
     def main(self, args: Sequence[str] | None = None, *rest: Any,
              standalone_mode: bool = True, **extra: Any) -> Any:
@@ -171,9 +182,6 @@ class _Root(TyperGroup):
         except typer.Abort:  # end of input at a prompt
             _error("aborted: the input ended")
             code = 1
-        except KeyboardInterrupt:  # while reading the arguments
-            code = INTERRUPTED
-            err.print("interrupted", highlight=False)
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -195,7 +203,7 @@ def _version() -> str:
 
 def _print_version(value: bool) -> None:
     if value:
-        print(f"ninefold {_version()}")
+        print(f"ninefold {_version()}", flush=True)
         raise typer.Exit()
 
 
@@ -211,13 +219,11 @@ def main() -> None:
     """The ``ninefold`` command (console script and ``python -m ninefold.cli``)."""
     try:
         app(prog_name="ninefold")
-    except BrokenPipeError:  # outside a command: while printing help, say
-        try:
-            _quiet_broken_pipe()
-        except typer.Exit as exc:
-            sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        err.print("interrupted", highlight=False)
+    except BrokenPipeError:  # printing an error's message, say
+        _silence_stdout()
+        sys.exit(BROKEN_PIPE)
+    except KeyboardInterrupt:  # between the commands' own handling and the exit
+        _interrupted()
         sys.exit(INTERRUPTED)
 
 
