@@ -42,9 +42,8 @@ MAX_ERROR = 300  # characters of an error message shown, at most (about)
 BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away
 INTERRUPTED = 130  # 128 + SIGINT
 
-# click's exceptions, wherever this typer keeps them (typer >= 0.20 vendors click)
+# click's exceptions, wherever this typer keeps them (recent typers vendor click)
 _click_errors = importlib.import_module(typer.BadParameter.__module__)
-
 
 
 class _Console(Console):
@@ -142,8 +141,9 @@ def _flag_with_a_value(exc: Exception, args: Sequence[str]) -> str | None:
     if ctx is None:
         return None
     flags = {o for p in ctx.command.params if getattr(p, "is_flag", False) for o in p.opts}
+    message = exc.format_message()  # "Got unexpected extra argument (true)", say
     for flag, word in pairwise(args):
-        if flag in flags and word.lower() in TRUE + FALSE:
+        if flag in flags and word.lower() in TRUE + FALSE and word in message:
             return (f"{flag} is a flag and takes no value: give {flag} alone for true and "
                     f"leave it out for false, not {flag} {word}")
     return None
