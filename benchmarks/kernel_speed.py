@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -52,7 +53,8 @@ def build_baseline(folder: Path) -> Path:
     return exe
 
 
-def c_perft(exe: Path, depth: int, start: list[list[int]] = ()) -> dict[int, tuple[int, float]]:
+def c_perft(exe: Path, depth: int, start: Sequence[Sequence[int]] = ()
+            ) -> dict[int, tuple[int, float]]:
     """{d: (count, seconds)} for d = 1..depth, from the C baseline."""
     moves = [f"{b},{c}" for b, c in start]
     out = subprocess.run([str(exe), "perft", str(depth), *moves], capture_output=True,
@@ -70,7 +72,7 @@ def c_playouts(exe: Path, seconds: float) -> float:
     return int(out[1]) / float(out[5])
 
 
-def nf_perft(start: list[list[int]], depth: int) -> int:
+def nf_perft(start: Sequence[Sequence[int]], depth: int) -> int:
     board = Board("standard")
     for b, c in start:
         board.push(Move(b, c))

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import random
+import secrets
 import statistics
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -273,19 +273,17 @@ def plot_match(result: MatchResult, path: str | Path, odds: Odds | None = None) 
 
 
 def _write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    """Call `write` on a temporary file in `path`'s folder, then rename it to `path`.
+    """Call `write` on a new file beside `path`, then rename it to `path`.
 
-    On any failure the temporary file is removed and `path` is left as it was.
-    The file gets the usual permissions (0666 less the umask), not mkstemp's 0600.
+    On any failure the new file is removed and `path` is left as it was. The
+    file is created like any other (0666 less the umask).
     """
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as file:
             write(file)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temp, 0o666 & ~umask)
         os.replace(temp, path)
     except BaseException:
-        Path(temp).unlink(missing_ok=True)
+        temp.unlink(missing_ok=True)
         raise
