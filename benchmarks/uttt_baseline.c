@@ -122,8 +122,11 @@ static inline int below(uint64_t *x, int n) {
     return (int)(((next_random(x) >> 32) * (uint64_t)n) >> 32);
 }
 
-/* One uniformly random game from s; returns the number of plies played. */
-static int random_playout(State *s, uint64_t *rng) {
+/* One uniformly random game from s; returns the number of plies played. The
+   generator's state is kept in a local: through a pointer, every store to the
+   board's int8_t fields (char types may alias anything) would reload it. */
+static int random_playout(State *s, uint64_t *state) {
+    uint64_t x = *state, *rng = &x;
     int plies = 0;
     while (s->result < 0) {
         if (s->target >= 0) { /* sent to an open board: a cell of it */
@@ -143,6 +146,7 @@ static int random_playout(State *s, uint64_t *rng) {
         }
         plies++;
     }
+    *state = x;
     return plies;
 }
 
