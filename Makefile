@@ -19,8 +19,8 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(PY) -m pytest
 
-bench: $(STAMP)
-	$(PY) benchmarks/kernel_speed.py
+bench: $(STAMP)  # options: make bench BENCH="--rounds 7 --seconds 2"
+	$(PY) benchmarks/kernel_speed.py $(BENCH)
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

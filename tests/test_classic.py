@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from fractions import Fraction
@@ -15,29 +16,29 @@ from ninefold.classic import (
     CENTRE,
     CORNERS,
     MAGIC,
-    ClassicBoard,
-    View,
-    parse_move,
-    render,
-)
-from ninefold.classic_players import (
     CentrePlayer,
+    ClassicBoard,
+    MatchResult,
     NaivePlayer,
     PerfectPlayer,
+    PlotPathError,
     RandomPlayer,
+    View,
     best_win_chance,
     make_classic_player,
     outcome_probabilities,
+    parse_move,
     play_game,
     play_match,
     plot_match,
+    render,
     wilson_interval,
 )
 from ninefold.cli import app
 from ninefold.players.base import GameOverError, PlayerSpecError
 from ninefold.rules import LINES, IllegalMoveError, InvalidMoveError, O, X, has_line
 
-# --- a reference solver, independent of classic_players ---------------------------------
+# --- a reference solver, independent of ninefold.classic.players ---------------------------------
 
 _REF: dict[tuple, int] = {}
 
@@ -312,6 +313,26 @@ def test_plot_is_a_png(tmp_path):
     path = plot_match(result, tmp_path / "stats.png", outcome_probabilities(
         CentrePlayer(), NaivePlayer()))
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert path.stat().st_mode & 0o777 == 0o666 & ~_umask()
+    assert [p.name for p in tmp_path.iterdir()] == ["stats.png"]  # no temporary file left
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_a_plot_is_whole_or_not_written(tmp_path):
+    result = play_match("naive", "naive", 50, seed=2)
+    with pytest.raises(PlotPathError, match=r"no folder .*missing.* create it first"):
+        plot_match(result, tmp_path / "missing" / "p.png")
+    (tmp_path / "old.png").write_bytes(b"old")
+    unreadable = MatchResult("$\\nosuchsymbol$", "naive", 10, 5, 3, 2)  # fails while drawn
+    with pytest.raises(ValueError, match="nosuchsymbol"):
+        plot_match(unreadable, tmp_path / "old.png")
+    assert (tmp_path / "old.png").read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["old.png"]
 
 
 # --- the commands -------------------------------------------------------------------------
@@ -330,6 +351,20 @@ def test_cli_stats_table_is_reproducible(tmp_path):
     assert png.exists()
     bad = runner.invoke(app, ["classic", "stats", "--x", "nobody"])
     assert bad.exit_code == 2
+
+
+def test_cli_stats_plot_into_a_missing_folder_is_one_line(tmp_path):
+    (tmp_path / "dir.png").mkdir()
+    missing = tmp_path / "no" / "such"
+    for plot, reason in ((missing / "p.png", f"no folder '{missing}' for the plot"),
+                         (tmp_path, "must be a .png file"),
+                         (tmp_path / "dir.png", "is a folder, not a file")):
+        result = runner.invoke(app, ["classic", "stats", "-n", "10", "--plot", str(plot)])
+        assert result.exit_code == 2, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and reason in lines[0], lines
+    assert not missing.exists()
 
 
 def test_cli_play_rejects_bad_input_and_exits_on_eof():

@@ -1,27 +1,88 @@
 """The `ninefold` command: thin wrappers that parse, call the library and print.
 
-One module per group of commands; this one holds the `app` and the helpers
-they share.
+One module per group of commands; this one holds the `app`, the helpers they
+share, and what every command gets from the root:
+
+- errors are one line on stderr (``error: ...``, exit 2), cut to a few
+  hundred characters, never read as markup; usage errors too, and a flag
+  given a value (``--json true``) says that it is a flag;
+- help shows flags as flags: typer 0.29's rich help panel prints a type
+  (``<bool>``) for every option, flags included, while its plain help
+  leaves flags bare, so the app uses the plain help (``rich_markup_mode=None``);
+- a closed output pipe (``ninefold export t.db | head``) ends the command
+  quietly with exit status 141, as a unix tool killed by SIGPIPE; Ctrl-C
+  prints ``interrupted`` and exits with 130; neither shows a traceback;
+- ``ninefold --version``.
 """
 
 from __future__ import annotations
 
+import errno
+import importlib
+import os
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from importlib.metadata import PackageNotFoundError, version
+from itertools import pairwise
+from typing import Any, NoReturn
+
 import typer
 from rich.console import Console
+from rich.markup import escape
+from typer.core import TyperGroup
 
+import ninefold
 from ninefold.notation import parse_move
+from ninefold.options import FALSE, TRUE
 from ninefold.rules import Board, Rules
 
-app = typer.Typer(
-    help="Ultimate Tic-Tac-Toe: exact rules, a fast kernel, strong players.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-)
-console = Console()
-err = Console(stderr=True)
+MAX_ERROR = 300  # characters of an error message shown, at most (about)
+BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away
+INTERRUPTED = 130  # 128 + SIGINT
 
-def _fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}")
+# click's exceptions, wherever this typer keeps them (recent typers vendor click)
+_click_errors = importlib.import_module(typer.BadParameter.__module__)
+
+
+class _Console(Console):
+    """A rich console that leaves a closed pipe to the root (rich itself exits with 1)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True  # drop what is still to be written
+        raise BrokenPipeError(errno.EPIPE, "the reader of the output went away")
+
+
+console = _Console()
+err = _Console(stderr=True)
+
+
+def one_line(message: str, limit: int = MAX_ERROR) -> str:
+    """`message` on one line, cut to about `limit` characters.
+
+    >>> one_line("bad input:\\n  " + "x" * 400, 20)
+    'bad input: xxxxxxxxx… (411 characters)'
+    """
+    text = re.sub(r"\s*\n\s*", " ", message.strip())
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def _error(message: str) -> None:
+    """Print ``error: message`` on one line of stderr."""
+    err.print(f"[bold red]error:[/] {escape(one_line(message))}", soft_wrap=True)
+
+
+def _fail(message: str) -> NoReturn:
+    """Print ``error: message`` (one line) and exit with status 2.
+
+    Called while a broken pipe is being handled, it lets the broken pipe go on
+    instead: the root ends the command quietly.
+    """
+    handling = sys.exception()
+    if isinstance(handling, BrokenPipeError):
+        raise handling
+    _error(message)
     raise typer.Exit(2)
 
 
@@ -30,7 +91,6 @@ def _rules(text: str) -> Rules:
         return Rules.parse(text)
     except ValueError as exc:
         _fail(str(exc))
-        raise
 
 
 def _board(rules: str, moves: str = "", position: str | None = None) -> Board:
@@ -43,9 +103,128 @@ def _board(rules: str, moves: str = "", position: str | None = None) -> Board:
     return board
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null after its reader went away, so that no later
+    flush fails again (the Python docs' recipe for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a file (a test runner's buffer)
+        pass
 
-def main() -> None:  # pragma: no cover
-    app()
+
+def _interrupted() -> None:
+    if err.is_terminal:
+        err.print()  # after the terminal's ^C
+    err.print("interrupted", highlight=False)
+
+
+@contextmanager
+def _ending_quietly() -> Iterator[None]:
+    """Turn a closed stdout pipe into exit status 141 and Ctrl-C into "interrupted", 130."""
+    try:
+        yield
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+    except BrokenPipeError:
+        _silence_stdout()
+        raise typer.Exit(BROKEN_PIPE) from None
+    except KeyboardInterrupt:
+        _interrupted()
+        raise typer.Exit(INTERRUPTED) from None
+
+
+def _flag_with_a_value(exc: Exception, args: Sequence[str]) -> str | None:
+    """The explanation if a usage error comes from a flag given a value (``--json true``;
+    ``--json=true`` gets click's own clear "Option '--json' does not take a value")."""
+    ctx = getattr(exc, "ctx", None)
+    if ctx is None:
+        return None
+    flags = {o for p in ctx.command.params if getattr(p, "is_flag", False) for o in p.opts}
+    message = exc.format_message()  # "Got unexpected extra argument (true)", say
+    for flag, word in pairwise(args):
+        if flag in flags and word.lower() in TRUE + FALSE and word in message:
+            return (f"{flag} is a flag and takes no value: give {flag} alone for true and "
+                    f"leave it out for false, not {flag} {word}")
+    return None
+
+
+class _Root(TyperGroup):
+    """The root command: one-line errors, quiet broken pipes, Ctrl-C in one line.
+
+    Both ways in go through here: the ``ninefold`` process (`main`) and test
+    runners that call ``app``.
+    """
+
+    def make_context(self, *args: Any, **extra: Any) -> Any:
+        with _ending_quietly():  # --help and --version print while the arguments are read
+            return super().make_context(*args, **extra)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _ending_quietly():
+            return super().invoke(ctx)
+
+    def main(self, args: Sequence[str] | None = None, *rest: Any,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, *rest, standalone_mode=False, **extra)
+        args = list(sys.argv[1:] if args is None else args)
+        try:
+            code = super().main(args, *rest, standalone_mode=False, **extra)
+        except _click_errors.ClickException as exc:
+            if isinstance(exc, getattr(_click_errors, "NoArgsIsHelpError", ())):
+                exc.show()  # the help, asked for by giving no arguments
+            else:
+                ctx = getattr(exc, "ctx", None)
+                hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+                _error((_flag_with_a_value(exc, args) or exc.format_message()) + hint)
+            code = exc.exit_code
+        except typer.Abort:  # end of input at a prompt
+            _error("aborted: the input ended")
+            code = 1
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+app = typer.Typer(
+    cls=_Root,
+    help="Ultimate Tic-Tac-Toe: exact rules, a fast kernel, strong players.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version() -> str:
+    try:
+        return version("ninefold")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        return ninefold.__version__
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"ninefold {_version()}", flush=True)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                      help="Print the version and exit."),
+) -> None:
+    """Ultimate Tic-Tac-Toe: exact rules, a fast kernel, strong players."""
+
+
+def main() -> None:
+    """The ``ninefold`` command (console script and ``python -m ninefold.cli``)."""
+    try:
+        app(prog_name="ninefold")
+    except BrokenPipeError:  # printing an error's message, say
+        _silence_stdout()
+        sys.exit(BROKEN_PIPE)
+    except KeyboardInterrupt:  # between the commands' own handling and the exit
+        _interrupted()
+        sys.exit(INTERRUPTED)
 
 
 # the command modules add their commands to `app` (imported last: they import `app`),

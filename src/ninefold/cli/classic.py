@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from ninefold.cli import _fail, app, console, err
+from ninefold.options import clip
 from ninefold.rules import Mark
 
 classic_app = typer.Typer(
@@ -28,75 +29,19 @@ def classic_play(
     Magic15; a view's name switches views, 'undo' takes back your last move,
     'quit' stops.
     """
-    from rich.markup import escape
-
-    from ninefold.classic import ClassicBoard, View, player_name, render
-    from ninefold.classic_players import make_classic_player
+    from ninefold.classic import View, make_classic_player, parse_marks
+    from ninefold.classic.terminal import play
 
     try:
         shown = View.parse_name(view)
         bot = make_classic_player(computer, seed=seed)
+        marks = parse_marks(marks)
     except ValueError as exc:
         _fail(str(exc))
-    marks = {"colors": "colours"}.get(marks.lower(), marks.lower())
-    if marks not in ("xo", "colours"):
-        _fail(f"--marks must be xo or colours, not {marks!r}")
     if first not in ("human", "computer"):
-        _fail(f"--first must be human or computer, not {first!r}")
+        _fail(f"--first must be human or computer, not {clip(first)}")
     human = Mark.X if first == "human" else Mark.O
-    colours = ("green", "blue") if human is Mark.X else ("blue", "green")
-    board = ClassicBoard()
-
-    def name(mark: Mark) -> str:
-        return player_name(mark, marks, colours)
-
-    def who(mark: Mark) -> str:
-        return f"{name(mark)} ({mark if marks == 'colours' else colours[mark]})"
-
-    console.print(
-        f"You are {who(human)}, the computer ({bot.name}) is {who(human.other)}; X moves first. "
-        "Moves: a cell a1-c3 in the TicTacToe view, a number 1-9 in Pick15 and Magic15. "
-        "Commands: tictactoe, pick15, magic15 (switch view), undo, quit."
-    )
-    markup = console.color_system is not None  # plain pictures when colours cannot show
-    while True:
-        console.print(f"\n[bold]{shown.title}[/]")
-        picture = render(board, shown, marks=marks, colours=colours, markup=markup)
-        console.print(picture, highlight=False, markup=markup)
-        outcome = board.outcome()
-        if outcome is not None:
-            verdict = ("It's a draw." if outcome.winner is None
-                       else "You win!" if outcome.winner is human else "The computer wins.")
-            console.print(f"[bold]{verdict}[/]")
-            return
-        if board.turn is not human:
-            cell = bot.choose(board)
-            board.push(cell)
-            console.print(f"The computer plays {shown.text(cell)}.")
-            continue
-        try:
-            text = input(f"{name(human)} move [{shown.hint}]> ").strip()
-        except EOFError:
-            console.print("\nbye")
-            return
-        word = text.lower()
-        if word in ("quit", "exit", "q"):
-            return
-        if word in ("undo", "u"):
-            if len(board.move_stack) < (1 if human is Mark.X else 2):
-                console.print("[red]nothing to undo: you have not moved yet[/]", highlight=False)
-                continue
-            board.pop()
-            while board.turn is not human:  # back to before your last move
-                board.pop()
-            continue
-        if word in {v.value for v in View}:
-            shown = View.parse_name(word)
-            continue
-        try:
-            board.push_text(text, shown, {m: name(m) for m in (Mark.X, Mark.O)})
-        except ValueError as exc:
-            console.print(f"[red]{escape(str(exc))}[/]", highlight=False)
+    play(bot, human=human, view=shown, marks=marks, console=console)
 
 
 @classic_app.command("stats")
@@ -111,16 +56,16 @@ def classic_stats(
     from rich.progress import Progress
     from rich.table import Table
 
-    from ninefold.classic_players import (
+    from ninefold.classic import (
+        check_plot_path,
         make_classic_player,
         outcome_probabilities,
         play_match,
         plot_match,
     )
 
-    if plot is not None and not plot.lower().endswith(".png"):
-        _fail(f"--plot must name a .png file, not {plot!r}")
     try:
+        path = None if plot is None else check_plot_path(plot)
         odds = outcome_probabilities(make_classic_player(x), make_classic_player(o))
     except ValueError as exc:
         _fail(str(exc))
@@ -140,6 +85,8 @@ def classic_stats(
         table.add_row(label, f"{count:,}", f"{100 * share:.2f}%",
                       f"{100 * low:.2f}% - {100 * high:.2f}%", f"{100 * float(odds[key]):.2f}%")
     console.print(table)
-    if plot is not None:
-        console.print(f"plot: {plot_match(result, plot, odds)}")
-
+    if path is not None:
+        try:
+            console.print(f"plot: {plot_match(result, path, odds)}", highlight=False)
+        except OSError as exc:
+            _fail(f"cannot write the plot {clip(path)}: {exc.strerror or exc}")

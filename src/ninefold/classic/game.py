@@ -1,4 +1,4 @@
-"""Classic tic-tac-toe and its two disguises, Pick15 and Magic15.
+"""The classic game: one state, `ClassicBoard`, and the three views of it.
 
 Cleve Moler's chapter "TicTacToe Magic" (Experiments in MATLAB) shows three
 games that are one game:
@@ -48,6 +48,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from itertools import combinations
 
+from ninefold.options import clip
 from ninefold.rules import (
     LINES,
     IllegalMoveError,
@@ -366,14 +367,30 @@ def _judge(cells: tuple[Mark | None, ...]) -> tuple[Outcome | None, tuple[int, i
 # --- pictures ---------------------------------------------------------------------------
 
 
+MARKS: tuple[str, ...] = ("xo", "colours")  # how players are shown: X and O, or colours
+
+
+def parse_marks(text: str) -> str:
+    """``xo`` or ``colours`` (``colors`` is accepted); `ValueError` for anything else.
+
+    >>> parse_marks("Colors")
+    'colours'
+    """
+    key = text.strip().lower()
+    key = "colours" if key == "colors" else key
+    if key not in MARKS:
+        raise ValueError(f"marks must be xo or colours, not {clip(text)}")
+    return key
+
+
 def player_name(mark: Mark, marks: str = "xo", colours: Sequence[str] = COLOURS) -> str:
     """What a player is called: ``X``/``O``, or with ``marks="colours"`` its colour.
 
     >>> player_name(Mark.O), player_name(Mark.O, "colours")
     ('O', 'Blue')
     """
-    if marks not in ("xo", "colours"):
-        raise ValueError(f"marks must be 'xo' or 'colours', not {marks!r}")
+    if marks not in MARKS:
+        raise ValueError(f"marks must be xo or colours, not {clip(marks)}")
     return str(mark) if marks == "xo" else colours[mark].capitalize()
 
 
