@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import typer
@@ -15,21 +14,6 @@ from ninefold.cli import _fail, app, console, err
 from ninefold.cli.bot import _seat
 
 INTERRUPTED = 130  # the exit status of a program stopped by Ctrl-C (128 + SIGINT)
-
-
-@contextlib.contextmanager
-def _quiet_broken_pipe() -> Iterator[None]:
-    """A reader that went away (`ninefold export db | head`) ends the command
-    quietly, as it ends any unix tool: no traceback; exit status 1, as Rich's
-    console does on a broken pipe."""
-    try:
-        yield
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # Python flushes stdout again at exit: point it at /dev/null so that is quiet too
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        raise typer.Exit(1) from None
 
 
 def _run_arena(cfg: Any, db: str, jobs: int, resume: bool, log_dir: str | None,
@@ -186,18 +170,17 @@ def report_command(
     from ninefold.arena.report import head_to_head_text, load, plot, standings_table
     from ninefold.arena.standings import endings_text
 
-    with _quiet_broken_pipe():
-        try:
-            _, st = load(db)
-            console.print(standings_table(st, title=f"{db}"))
-            if len(st.names) == 2:
-                console.print(head_to_head_text(st), highlight=False)
-            console.print(f"endings: {endings_text(st.terminations)}", highlight=False)
-            if plots and st.games:
-                for path in plot(st, out or Path(db).parent, stem=Path(db).stem):
-                    console.print(f"wrote {path}", highlight=False)
-        except ValueError as exc:  # a missing, foreign or damaged file; an unwritable --out
-            _fail(str(exc))
+    try:
+        _, st = load(db)
+        console.print(standings_table(st, title=f"{db}"))
+        if len(st.names) == 2:
+            console.print(head_to_head_text(st), highlight=False)
+        console.print(f"endings: {endings_text(st.terminations)}", highlight=False)
+        if plots and st.games:
+            for path in plot(st, out or Path(db).parent, stem=Path(db).stem):
+                console.print(f"wrote {path}", highlight=False)
+    except ValueError as exc:  # a missing, foreign or damaged file; an unwritable --out
+        _fail(str(exc))
 
 
 @app.command("export")
@@ -209,17 +192,16 @@ def export_command(
     """Write the stored games as game records (moves, times, result, termination)."""
     from ninefold.arena.report import export, export_file, load
 
-    with _quiet_broken_pipe():
-        try:
-            load(db)  # refuse a missing, foreign or damaged file before writing anything
-            if output == "-":
-                export(db, sys.stdout)
-                return
-            n = export_file(db, output, force=force)
-        except ValueError as exc:
-            _fail(str(exc))
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            _fail(f"cannot write {output}: {exc.strerror or exc}")
+    try:
+        load(db)  # refuse a missing, foreign or damaged file before writing anything
+        if output == "-":
+            export(db, sys.stdout)
+            return
+        n = export_file(db, output, force=force)
+    except ValueError as exc:
+        _fail(str(exc))
+    except BrokenPipeError:
+        raise  # the command line's root ends a broken pipe quietly
+    except OSError as exc:
+        _fail(f"cannot write {output}: {exc.strerror or exc}")
     err.print(f"{n} games written to {output}")
