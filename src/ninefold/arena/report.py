@@ -3,10 +3,8 @@ line, PNG plots, and export to game records."""
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import TextIO
 
@@ -15,6 +13,7 @@ from rich.table import Table
 from ninefold.arena.config import ArenaError, RunConfig
 from ninefold.arena.standings import Standings
 from ninefold.arena.storage import Storage
+from ninefold.files import atomic_file
 from ninefold.notation import write_games
 
 
@@ -120,7 +119,8 @@ def _save(fig, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     try:
-        fig.savefig(path, dpi=100, bbox_inches="tight")
+        with atomic_file(path, binary=True) as file:
+            fig.savefig(file, format="png", dpi=100, bbox_inches="tight")
     except OSError as exc:
         raise ArenaError(f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
@@ -147,22 +147,9 @@ def export_file(db_path: str | Path, output: str | Path, *, force: bool = False)
     if out.is_dir():
         raise ArenaError(f"{out} is a folder: give a file name")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or ".")
-    except OSError as exc:
-        raise ArenaError(f"cannot write in {out.parent}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w") as f:
-            n = export(db, f)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, out)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        with atomic_file(out) as f:
+            return export(db, f)
+    except BrokenPipeError:
         raise
-    return n
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    except OSError as exc:
+        raise ArenaError(f"cannot write {out}: {exc.strerror or exc}") from None

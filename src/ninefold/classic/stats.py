@@ -11,18 +11,17 @@ tree), and a seeded match (`play_match`) only estimates them.
 
 from __future__ import annotations
 
-import os
 import random
-import secrets
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import NamedTuple
 
 from ninefold.classic.game import CELL_NAMES, ClassicBoard
 from ninefold.classic.players import Cells, ClassicPlayer, make_classic_player, play_game
+from ninefold.files import atomic_file
 from ninefold.options import clip
 from ninefold.rules import Mark
 
@@ -268,22 +267,6 @@ def plot_match(result: MatchResult, path: str | Path, odds: Odds | None = None) 
     seed = "" if result.seed is None else f", seed {result.seed}"
     ax.set_title(f"{result.x} (X) against {result.o} (O): {result.games:,} games{seed}")
     ax.legend(loc="upper right")
-    _write_atomically(path, lambda file: fig.savefig(file, format="png", dpi=110))
+    with atomic_file(path, binary=True) as file:
+        fig.savefig(file, format="png", dpi=110)
     return path
-
-
-def _write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    """Call `write` on a new file beside `path`, then rename it to `path`.
-
-    On any failure the new file is removed and `path` is left as it was. The
-    file is created like any other (0666 less the umask).
-    """
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            write(file)
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
