@@ -31,7 +31,7 @@ from ninefold.arena import (
 from ninefold.arena.checkbot import check_bot, passed, refuse_failing, standard_positions
 from ninefold.arena.ratings import elo_from_score, pentanomial
 from ninefold.arena.report import export, plot
-from ninefold.notation import read_games
+from ninefold.records import read_games
 
 BOTS = Path(__file__).parent / "bots"
 PY = sys.executable

@@ -1,8 +1,8 @@
 """The terminal game: a coloured picture of a `Board` and the play loop.
 
-A view only: the rules stay in `ninefold.rules`, moves are read by
-`ninefold.notation`. The picture marks the squares the side to move may play
-(``·`` in yellow), the last move (reverse video) and the owned small boards.
+A view only: the rules, and the text of moves, stay in `ninefold.rules`. The
+picture marks the squares the side to move may play (``·`` in yellow), the
+last move (reverse video) and the owned small boards.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.text import Text
 
-from ninefold.notation import move_text, parse_move
 from ninefold.players import Limit, Player
 from ninefold.rules import Board, Mark, Move
 
@@ -53,15 +52,10 @@ def picture(board: Board) -> Text:
                     text.append("-" if board.is_full(b) else ".", style="dim")
                 text.append(" ")
         text.append("\n")
-    outcome = board.outcome()
-    if outcome is not None:
-        who = "a draw" if outcome.winner is None else f"{outcome.winner} wins"
-        text.append(f"Game over: {outcome.result()}, {who} ({outcome.termination})", style="bold")
-    elif board.target is None:
-        text.append(f"{board.turn} to move, in any open board (yellow)")
-    else:
-        span = f"{move_text(Move(board.target, 0))}-{move_text(Move(board.target, 8))}"
-        text.append(f"{board.turn} to move, in board {board.target} ({span})")
+    status = board.status()
+    if board.target is None and not board.is_game_over():
+        status += " (yellow)"
+    text.append(status, style="bold" if board.is_game_over() else "")
     return text
 
 
@@ -104,7 +98,7 @@ def play_game(
             console.print(f"hint: [bold]{hint.move}[/]{_about(hint.info)}")
             continue
         try:
-            board.push(parse_move(text))
+            board.push(Move.parse(text))
         except ValueError as exc:
             console.print(f"[red]{exc}[/]")
     console.print(picture(board))

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from ninefold.arena.match import RunConfig, Standings
 from ninefold.arena.storage import Storage
-from ninefold.notation import write_games
+from ninefold.records import write_games
 
 
 def load(db_path: str | Path) -> tuple[RunConfig | None, Standings]:

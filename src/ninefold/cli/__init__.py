@@ -9,8 +9,7 @@ from __future__ import annotations
 import typer
 from rich.console import Console
 
-from ninefold.notation import parse_move
-from ninefold.rules import Board, Rules
+from ninefold.rules import Board, Move, Rules
 
 app = typer.Typer(
     help="Ultimate Tic-Tac-Toe: exact rules, a fast kernel, strong players.",
@@ -37,7 +36,7 @@ def _board(rules: str, moves: str = "", position: str | None = None) -> Board:
     try:
         board = Board.from_position(position) if position else Board(_rules(rules))
         for word in moves.replace(",", " ").split():
-            board.push(parse_move(word))
+            board.push(Move.parse(word))
     except ValueError as exc:
         _fail(str(exc))
     return board
