@@ -190,7 +190,7 @@ def test_position_without_owners_field_is_refused() -> None:
     # Was accepted, the owners derived from the lines: positions have 5 fields.
     board = random_game("standard", 3, plies=40)
     text = board.position()
-    with pytest.raises(InvalidPositionError, match="a position has 5 fields .* got 4"):
+    with pytest.raises(InvalidPositionError, match=r"a position has 5 fields .* got 4"):
         Board.from_position(text.rsplit(" ", 1)[0])
 
 

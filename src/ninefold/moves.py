@@ -1,4 +1,4 @@
-"""The words the rules are written in: marks, lines, moves and their text, openings.
+"""The words the rules are written in: marks, lines, moves and the grid as text, openings.
 
 Boards and cells are numbered 0-8 in reading order (top-left 0, centre 4,
 bottom-right 8). A move is (board, cell); its text is the square on the 9x9
@@ -35,6 +35,16 @@ ROWS = "123456789"
 def has_line(cells: list[Mark | None] | tuple[Mark | None, ...], mark: Mark) -> bool:
     """True if `mark` holds three in a row among nine cells in reading order."""
     return any(cells[a] is mark and cells[b] is mark and cells[c] is mark for a, b, c in LINES)
+
+
+def lines_meet(cells: list[Mark | None] | tuple[Mark | None, ...], mark: Mark) -> bool:
+    """True if the lines `mark` holds among nine cells share a cell (the move that made
+    the first line made them all), or if there are none."""
+    common = set(range(9))
+    for line in LINES:
+        if all(cells[i] is mark for i in line):
+            common &= set(line)
+    return bool(common)
 
 
 class Mark(enum.IntEnum):
@@ -150,6 +160,60 @@ class Move:
 def board_span(board: int) -> str:
     """The squares of a small board, first to last: ``board_span(4) == 'd4-f6'``."""
     return f"{Move(board, 0)}-{Move(board, 8)}"
+
+
+# --- the grid: the 81 squares as text -------------------------------------------------
+
+_MARKS = {"x": Mark.X, "o": Mark.O}
+
+
+def grid_text(cells: list[Mark | None]) -> str:
+    """The 81 cells (index ``9 * board + cell``) as nine rows top to bottom, ``/`` between
+    them; ``x`` and ``o`` are marks, a digit counts empty squares.
+
+    >>> grid_text([None] * 40 + [Mark.X] + [None] * 40)
+    '9/9/9/9/4x4/9/9/9/9'
+    """
+    rows = []
+    for y in range(9):
+        row, empties = "", 0
+        for x in range(9):
+            mark = cells[Move.from_xy(x, y).action]
+            if mark is None:
+                empties += 1
+                continue
+            if empties:
+                row += str(empties)
+                empties = 0
+            row += "x" if mark is Mark.X else "o"
+        rows.append(row + (str(empties) if empties else ""))
+    return "/".join(rows)
+
+
+def read_grid(text: str) -> list[Mark | None]:
+    rows = text.split("/")
+    if len(rows) != 9:
+        raise InvalidPositionError(f"the grid needs 9 rows separated by '/', got {len(rows)}")
+    cells: list[Mark | None] = [None] * 81
+    for y, row in enumerate(rows):
+        x = 0
+        for ch in row:
+            if ch in "123456789":
+                x += int(ch)
+            elif ch in _MARKS:
+                if x < 9:
+                    cells[Move.from_xy(x, y).action] = _MARKS[ch]
+                x += 1
+            else:
+                raise InvalidPositionError(
+                    f"row {y + 1} of the grid: {clip(ch)} is not x, o or a digit 1-9"
+                )
+        if x != 9:
+            raise InvalidPositionError(
+                f"row {y + 1} of the grid ({clip(row)}) has {x} squares, not 9"
+            )
+    return cells
+
 
 
 # --- the random four-move opening ----------------------------------------------------

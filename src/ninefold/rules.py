@@ -64,9 +64,12 @@ from ninefold.moves import (
     O,
     X,
     board_span,
+    grid_text,
     has_line,
+    lines_meet,
     opening_moves,
     random_opening,
+    read_grid,
 )
 from ninefold.options import clip
 from ninefold.variants import (
@@ -260,22 +263,9 @@ class Board:
 
     def position(self) -> str:
         """The one-line position string (see the module's docstring)."""
-        rows = []
-        for y in range(9):
-            row, empties = "", 0
-            for x in range(9):
-                mark = self.cells[Move.from_xy(x, y).action]
-                if mark is None:
-                    empties += 1
-                    continue
-                if empties:
-                    row += str(empties)
-                    empties = 0
-                row += _CHAR[mark]
-            rows.append(row + (str(empties) if empties else ""))
         target = "-" if self.target is None else str(self.target)
         owners = "".join(_CHAR[o] for o in self.owners)
-        return f"{self.rules.name} {'/'.join(rows)} {_CHAR[self.turn]} {target} {owners}"
+        return f"{self.rules.name} {grid_text(self.cells)} {_CHAR[self.turn]} {target} {owners}"
 
     @classmethod
     def from_position(cls, text: str) -> Board:
@@ -293,12 +283,12 @@ class Board:
                 f"a position has 5 fields (rules grid side target owners), "
                 f"got {len(parts)}: {clip(text)}"
             )
-        rules_text, grid_text, side_text, target_text, owners_text = parts
+        rules_text, grid_field, side_text, target_text, owners_text = parts
         try:
             board = cls(Rules.parse(rules_text))
         except ValueError as exc:
             raise InvalidPositionError(f"position rules field: {exc}") from None
-        board.cells = _read_grid(grid_text)
+        board.cells = read_grid(grid_field)
         if side_text not in _MARK:
             raise InvalidPositionError(f"side to move must be 'x' or 'o', not {clip(side_text)}")
         board.turn = _MARK[side_text]
@@ -342,7 +332,7 @@ class Board:
                 raise InvalidPositionError(
                     f"board {b} has lines of both players, impossible when won boards close"
                 )
-            if not _lines_meet(cells, owner):
+            if not lines_meet(cells, owner):
                 raise InvalidPositionError(
                     f"board {b} has two lines of {owner} with no square in common: "
                     "the first one closed the board"
@@ -360,7 +350,7 @@ class Board:
         if self.rules.win == "line":
             if has_line(self.owners, winner.other):
                 raise InvalidPositionError("both players have three boards in a row")
-            if not _lines_meet(self.owners, winner):
+            if not lines_meet(self.owners, winner):
                 raise InvalidPositionError(
                     f"{winner} has two lines of boards with no board in common: "
                     "the game ended at the first"
@@ -497,41 +487,6 @@ class LegalMoves:
 
     def __repr__(self) -> str:
         return f"<LegalMoves ({', '.join(str(m) for m in self)})>"
-
-
-def _lines_meet(cells: list[Mark | None] | tuple[Mark | None, ...], mark: Mark) -> bool:
-    """True if the lines `mark` holds among nine cells share a cell (the move that made
-    the first line made them all), or if there are none."""
-    common = set(range(9))
-    for line in LINES:
-        if all(cells[i] is mark for i in line):
-            common &= set(line)
-    return bool(common)
-
-
-def _read_grid(text: str) -> list[Mark | None]:
-    rows = text.split("/")
-    if len(rows) != 9:
-        raise InvalidPositionError(f"the grid needs 9 rows separated by '/', got {len(rows)}")
-    cells: list[Mark | None] = [None] * 81
-    for y, row in enumerate(rows):
-        x = 0
-        for ch in row:
-            if ch in "123456789":
-                x += int(ch)
-            elif ch in _MARK:
-                if x < 9:
-                    cells[Move.from_xy(x, y).action] = _MARK[ch]
-                x += 1
-            else:
-                raise InvalidPositionError(
-                    f"row {y + 1} of the grid: {clip(ch)} is not x, o or a digit 1-9"
-                )
-        if x != 9:
-            raise InvalidPositionError(
-                f"row {y + 1} of the grid ({clip(row)}) has {x} squares, not 9"
-            )
-    return cells
 
 
 __all__ = [
