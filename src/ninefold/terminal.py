@@ -1,4 +1,4 @@
-"""The terminal game: a coloured picture of a `Board` and the play loop.
+"""The terminal game: a coloured picture of a `Board`, the play loop and the replay.
 
 A view only: the rules, and the text of moves, stay in `ninefold.rules`. The
 picture marks the squares the side to move may play (``·`` in yellow), the
@@ -12,7 +12,8 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.text import Text
 
-from ninefold.players import Limit, Player
+from ninefold.players import Limit, Player, make_player, strongest_spec
+from ninefold.records import Game
 from ninefold.rules import Board, Mark, Move
 
 COLOURS = {Mark.X: "bold green", Mark.O: "bold blue"}
@@ -66,10 +67,13 @@ def play_game(
     ms: int,
     console: Console,
     ask: Callable[[str], str] = input,
+    hint_spec: str | None = None,
 ) -> Board:
     """Play `board` to the end (or until the person quits): the person types moves
     like ``e5``; ``undo`` takes back the person's last move, ``hint`` asks the
-    computer, ``quit`` stops. Returns the board as it was left."""
+    player `hint_spec` (default: the strongest, made at the first hint, whoever the
+    opponent is), ``quit`` stops. Returns the board as it was left."""
+    hinter: list[Player] = []  # made once, at the first hint
     console.print(
         f"You play {computer_mark.other} against {computer.spec} ({board.rules.name} rules). "
         "Type a move like e5, or undo, hint, quit."
@@ -93,8 +97,10 @@ def play_game(
             _undo(board, computer_mark.other, console)
             continue
         if text == "hint":
+            if not hinter:
+                hinter.append(make_player(hint_spec or strongest_spec()))
             with console.status("thinking..."):
-                hint = computer.play(board.copy(), Limit(move_ms=ms))
+                hint = hinter[0].play(board.copy(), Limit(move_ms=ms))
             console.print(f"hint: [bold]{hint.move}[/]{_about(hint.info)}")
             continue
         try:
@@ -103,6 +109,52 @@ def play_game(
             console.print(f"[red]{exc}[/]")
     console.print(picture(board))
     return board
+
+
+def replay_game(game: Game, console: Console, ask: Callable[[str], str] | None = None) -> None:
+    """Show a recorded game position by position. With `ask` (e.g. `input`), step:
+    Enter = next move, ``b`` = back, ``q`` = quit; without, print every position."""
+    board = game.start_board()
+    names = f"{game.tags.get('X', 'X')} (X) vs {game.tags.get('O', 'O')} (O)"
+    term = game.tags.get("Termination")
+    console.print(f"{names}, {board.rules.name} rules: {game.result}"
+                  + (f" ({term})" if term else ""), highlight=False)
+    plies = len(game.moves)
+
+    def show() -> None:
+        if board.move_stack:
+            i = board.ply - 1
+            note = f"  {{{game.comments[i]}}}" if i in game.comments else ""
+            console.print(f"move {board.ply}/{plies}: {board.turn.other} {board.move_stack[-1]}"
+                          f"{note}", highlight=False)
+        else:
+            console.print(f"start (0/{plies} moves)")
+        console.print(picture(board))
+
+    show()
+    if ask is None:
+        for move in game.moves:
+            board.push(move)
+            show()
+        return
+    while True:
+        try:
+            answer = ask("Enter = next, b = back, q = quit> ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            console.print()
+            return
+        if answer in ("q", "quit"):
+            return
+        if answer in ("b", "back") and board.move_stack:
+            board.pop()
+        elif answer == "" and board.ply < plies:
+            board.push(game.moves[board.ply])
+        else:
+            console.print("[dim](start of the game)[/]" if answer in ("b", "back")
+                          else "[dim](end of the game)[/]" if answer == ""
+                          else "[red]Enter = next, b = back, q = quit[/]")
+            continue
+        show()
 
 
 def _undo(board: Board, person: Mark, console: Console) -> None:

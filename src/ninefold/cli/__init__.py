@@ -34,7 +34,7 @@ def _rules(text: str) -> Rules:
 
 def _board(rules: str, moves: str = "", position: str | None = None) -> Board:
     try:
-        board = Board.from_position(position) if position else Board(_rules(rules))
+        board = Board(_rules(rules)) if position is None else Board.from_position(position)
         for word in moves.replace(",", " ").split():
             board.push(Move.parse(word))
     except ValueError as exc:
