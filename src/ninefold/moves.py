@@ -91,6 +91,12 @@ class InvalidOpeningError(InvalidPositionError):
     """A random-four opening code that is malformed or plays an illegal move."""
 
 
+# Their public home is `ninefold.rules` (and `ninefold`): tracebacks and doctests name
+# them there, as they did before the words moved into this module.
+for _error in (InvalidMoveError, IllegalMoveError, InvalidPositionError, InvalidOpeningError):
+    _error.__module__ = "ninefold.rules"
+
+
 # --- moves ------------------------------------------------------------------------------
 
 

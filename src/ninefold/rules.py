@@ -309,6 +309,8 @@ class Board:
         return board
 
     def _check_marks_and_owners(self) -> None:
+        """Mark counts fit the side to move; owners fit the lines; a board won while
+        won boards close got no second, separate line."""
         nx, no = self.cells.count(X), self.cells.count(O)
         expected = X if nx == no else O if nx == no + 1 else None
         if expected is None:
@@ -339,6 +341,7 @@ class Board:
                 )
 
     def _check_outcome(self) -> None:
+        """A won game: the loser moves next, and the game did not go on after it was won."""
         outcome = self._outcome
         if outcome is None or outcome.winner is None or outcome.termination not in (
             Termination.LINE, Termination.FIVE_BOARDS
@@ -362,6 +365,7 @@ class Board:
             )
 
     def _check_target(self) -> None:
+        """The target (or the free move) and the whole position follow from a last move."""
         mover = self.turn.other
         if self.target is not None:
             target = self.target
