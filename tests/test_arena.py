@@ -35,7 +35,7 @@ from ninefold.arena.checkbot import check_bot, passed, refuse_failing, standard_
 from ninefold.arena.ratings import elo_from_score, pentanomial
 from ninefold.arena.report import export, plot
 from ninefold.arena.storage import config_from_json, config_to_json
-from ninefold.notation import read_games
+from ninefold.records import read_games
 from ninefold.rules import Mark, Outcome, Rules, Termination
 
 BOTS = Path(__file__).parent / "bots"

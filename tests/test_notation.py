@@ -137,13 +137,13 @@ def test_start_and_known_positions() -> None:
 
 
 def test_position_reading_sets_every_field() -> None:
-    board = Board.from_position("open-boards 9/9/9/xxx6/o8/o8/9/9/9 o - ...x.....")
+    board = Board.from_position("open-boards 9/9/9/xxx6/o8/o8/9/9/9 o 0 ...x.....")
     assert board.rules == PRESETS["open-boards"]
     assert board.small_board(3) == (X, X, X, O, None, None, O, None, None)
     assert board.owners == [None, None, None, X, None, None, None, None, None]
-    assert board.turn is O and board.target is None and board.outcome() is None
+    assert board.turn is O and board.target == 0 and board.outcome() is None
     assert board.move_stack == [] and board.ply == 0
-    assert len(board.legal_moves) == 81 - 5
+    assert len(board.legal_moves) == 9  # sent to board 0 by the X on d4
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -177,17 +177,21 @@ def test_position_with_both_lines_in_a_board_keeps_the_owner() -> None:
     assert text.endswith(" x 2 ....x....")
     assert Board.from_position(text).owners[4] is X
     swapped = text[: -len("....x....")] + "....o...."
-    assert Board.from_position(swapped).owners[4] is O  # legal text, other history
-    with pytest.raises(InvalidPositionError, match="give the owners field"):
+    # O's line was made by the last move (e3, which sent X to board 2): X's came first
+    with pytest.raises(InvalidPositionError, match="no last move of O leads here"):
+        Board.from_position(swapped)
+    with pytest.raises(InvalidPositionError, match="5 fields"):
         Board.from_position(text.rsplit(" ", 1)[0])
     with pytest.raises(InvalidPositionError, match="impossible when won boards close"):
         Board.from_position(text.replace("open-boards", "standard").replace(" 2 ", " - "))
 
 
-def test_position_without_owners_field() -> None:
+def test_position_without_owners_field_is_refused() -> None:
+    # Was accepted, the owners derived from the lines: positions have 5 fields.
     board = random_game("standard", 3, plies=40)
     text = board.position()
-    assert Board.from_position(text.rsplit(" ", 1)[0]) == board
+    with pytest.raises(InvalidPositionError, match=r"a position has 5 fields .* got 4"):
+        Board.from_position(text.rsplit(" ", 1)[0])
 
 
 def test_position_of_finished_games() -> None:
@@ -207,7 +211,8 @@ GOOD = "standard 9/9/9/9/4x4/9/9/9/9 o 4 ........."
 @pytest.mark.parametrize(
     ("text", "words"),
     [
-        ("", "5 fields"),
+        ("", "empty position: write 5 fields"),
+        ("  \t ", "empty position: write 5 fields"),
         ("standard 9/9/9/9/9/9/9/9/9", "5 fields"),
         (GOOD + " extra", "5 fields"),
         ("chess 9/9/9/9/9/9/9/9/9 x - .........", "rules field: unknown rules preset"),
@@ -275,6 +280,42 @@ def test_position_both_players_with_a_line_of_boards() -> None:
     grid = "xxxxxxxxx/9/9/ooooooooo/9/9/x8/9/9"
     with pytest.raises(InvalidPositionError, match="both players have three boards in a row"):
         Board.from_position(f"standard {grid} o - xxxooo...")
+
+
+def grid(marks: dict[tuple[int, int], Mark]) -> str:
+    """The grid field with `marks` at (board, cell), every empty square a '1'."""
+    chars = {Move(b, c).xy: "x" if m is X else "o" for (b, c), m in marks.items()}
+    return "/".join("".join(chars.get((x, y), "1") for x in range(9)) for y in range(9))
+
+
+def test_free_move_the_last_move_cannot_give_is_refused() -> None:
+    # Was accepted: X's only mark sends O to board 4, which is open.
+    with pytest.raises(InvalidPositionError, match=r"target '-' \(a free move\) needs a X mark"):
+        Board.from_position("standard 9/9/9/9/4x4/9/9/9/9 o - .........")
+    assert Board.from_position(Board().position()) == Board()  # the start is free
+
+
+def test_board_won_twice_over_is_refused_when_won_boards_close() -> None:
+    # X holds rows 1 and 3 of board 0: its first line closed the board. O's marks all
+    # sit in cell 0 of their boards, so the free move fits the last move.
+    marks = {(0, c): X for c in (0, 1, 2, 6, 7, 8)} | {(b, 0): O for b in (1, 2, 3, 5, 6, 7)}
+    text = f"standard {grid(marks)} x - x........"
+    with pytest.raises(InvalidPositionError, match="two lines of X with no square in common"):
+        Board.from_position(text)
+    again = text.replace("standard", "open-boards").replace(" - ", " 0 ")  # board 0 stays open
+    assert Board.from_position(again).owners[0] is X
+
+
+def test_game_that_went_on_after_it_was_won_is_refused() -> None:
+    x_rows = {(b, c): X for b in (0, 1, 2, 6, 7, 8) for c in (0, 1, 2)}
+    no_line = {(b, c): O for b in (3, 4, 5) for c in (0, 1, 5, 6, 8)} | {(0, 3): O, (1, 3): O}
+    text = f"standard {grid(x_rows | no_line)} o - xxx...xxx"
+    with pytest.raises(InvalidPositionError, match="two lines of boards with no board in common"):
+        Board.from_position(text)
+    six = {(b, c): X for b in range(6) for c in (0, 1, 2)}
+    others = {(b, c): O for b in range(6) for c in (3, 4)} | {(6, c): O for c in (0, 1, 5, 6, 8)}
+    with pytest.raises(InvalidPositionError, match="X owns 6 boards and O 0: the game ends"):
+        Board.from_position(f"tic-tac-ku {grid(six | others)} o - xxxxxx...")
 
 
 def test_position_needs_text() -> None:

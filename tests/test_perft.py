@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import random
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -165,7 +168,9 @@ def test_cli_perft_plain_output() -> None:
     ("args", "words"),
     [
         (("--rules", "bogus"), ["unknown rules preset", "bogus"]),
-        (("--rules", "boards=sideways"), ["bad rules option", "boards=sideways"]),
+        (("--rules", "boards=sideways"), ["boards=sideways: choose one of closed, open"]),
+        (("--rules", "win=five,win=line"), ["'win' is given twice"]),
+        (("--position", ""), ["empty position"]),
         (("--moves", "e5 e5"), ["illegal move e5", "already taken"]),
         (("--moves", "e5 a1"), ["illegal move a1", "sent to board 4"]),
         (("--moves", "z9"), ["cannot read move", "z9"]),
@@ -183,3 +188,57 @@ def test_cli_perft_bad_input(args: tuple[str, ...], words: list[str]) -> None:
     for word in words:
         assert word in text
     assert "{" not in text, "no counts after an error"
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_perft_in_pieces_sums_to_perft(name: str) -> None:
+    """The pieces the command line counts in (so that Ctrl-C is seen between them) add
+    up to the whole count, also from midgame positions where children end the game."""
+    flags = PRESETS[name].flags
+    rng = random.Random(7)
+    for _ in range(6):
+        board = Board(name)
+        while not board.is_game_over() and board.ply < rng.randrange(30, 70):
+            board.push(rng.choice(list(board.legal_moves)))
+        state = kernel.from_board(board)
+        for depth in (0, 1, 3, 4):
+            for piece in (1, 2):
+                assert sum(kernel.perft_pieces(state, depth, flags, piece)) == kernel.perft(
+                    state, depth, flags
+                ), (board.position(), depth, piece)
+
+
+def test_cli_perft_refuses_absurd_depths() -> None:
+    # `perft 20` was accepted (and would have run for years)
+    result = run("perft", "20")
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "depths above 10 need --deep" in text, text
+    result = run("perft", "82", "--deep")
+    assert result.exit_code == 2
+    # --deep from a late position is quick: the game ends before the depth
+    board = Board()
+    rng = random.Random(3)
+    while board.ply < 70 and not board.is_game_over():
+        board.push(rng.choice(list(board.legal_moves)))
+    result = run("perft", "12", "--deep", "--json", "--position", board.position())
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.stdout)) == 12
+
+
+def test_cli_perft_stops_at_ctrl_c() -> None:
+    """Ctrl-C during a deep count stops it at once with one line and exit status 130
+    (it used to wait for the whole depth, then print click's "Aborted!")."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ninefold.cli", "perft", "10"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        for line in proc.stdout:
+            if line.startswith("perft(8)"):
+                break
+        proc.send_signal(signal.SIGINT)  # during perft(9), which takes seconds
+        _, stderr = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert stderr.strip() == "interrupted during perft(9)"

@@ -7,7 +7,7 @@
 Mark.O
 """
 
-from ninefold.notation import Game, InvalidRecordError, read_games, write_game, write_games
+from ninefold.records import Game, InvalidRecordError, read_games, write_game, write_games
 from ninefold.rules import (
     PRESETS,
     Board,

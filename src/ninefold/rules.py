@@ -1,12 +1,12 @@
-"""The rules of Ultimate Tic-Tac-Toe and its variants: `Board`, `Move`, `Outcome`.
+"""The rules of Ultimate Tic-Tac-Toe and its variants: the `Board`, with its text.
 
 This is the readable reference implementation. It holds no I/O and no numba;
 the fast kernel (`ninefold.kernel`) plays the same rules on integer masks, and
-the test suite checks that the two agree move by move.
-
-Boards and cells are numbered 0-8 in reading order (top-left 0, centre 4,
-bottom-right 8). A move is (board, cell); its cell names the board the
-opponent must play in next.
+the test suite checks that the two agree move by move. Like python-chess's
+FEN beside its `Board`, the one-line position string and the board's picture
+live here; the words they are made of (marks, moves, openings) come from
+`ninefold.moves`, the rule sets and results from `ninefold.variants`, and this
+module re-exports them all.
 
 >>> board = Board()
 >>> board.push(Move(4, 4))
@@ -18,275 +18,73 @@ opponent must play in next.
 False
 >>> board.pop()
 Move(board=4, cell=4)
+
+**Positions** are one line of five fields, like chess's FEN::
+
+    <rules> <grid> <side to move> <target board> <board owners>
+
+- rules: a preset (``standard``, ``codingame``, ``open-boards``, ``tic-tac-ku``)
+  or options (``boards=open,win=five,full=count``);
+- grid: the nine rows top to bottom, separated by ``/``; ``x`` and ``o`` are
+  marks, a digit 1-9 counts empty squares;
+- side to move: ``x`` or ``o``;
+- target board: the board (0-8, reading order) the mover was sent to, or
+  ``-`` when the mover may play in any open board (or the game is over);
+- board owners: nine characters, ``x``, ``o`` or ``.``, one per small board.
+  Needed because with open boards a board keeps its first owner even if the
+  other player later completes a line in it too.
+
+>>> board.push(Move.parse("e5"))
+>>> board.position()
+'standard 9/9/9/9/4x4/9/9/9/9 o 4 .........'
+>>> Board.from_position(board.position()) == board
+True
+
+`Board.from_position` refuses what no game can reach, as far as it can be
+proved cheaply: wrong mark counts, owners without lines, a target or a free
+move the last move cannot have given, a board won twice over while won boards
+close, a game that went on after it was won.
 """
 
 from __future__ import annotations
 
-import enum
-import random
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-# The eight lines of a 3x3 grid, as cell indices in reading order. Shared by
-# the small boards, the big board and classic tic-tac-toe.
-LINES: tuple[tuple[int, int, int], ...] = (
-    (0, 1, 2), (3, 4, 5), (6, 7, 8),
-    (0, 3, 6), (1, 4, 7), (2, 5, 8),
-    (0, 4, 8), (2, 4, 6),
+from ninefold.moves import (
+    COLUMNS,
+    LINES,
+    ROWS,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidOpeningError,
+    InvalidPositionError,
+    Mark,
+    Move,
+    O,
+    X,
+    board_span,
+    grid_text,
+    has_line,
+    lines_meet,
+    opening_moves,
+    random_opening,
+    read_grid,
+)
+from ninefold.options import clip
+from ninefold.variants import (
+    FLAG_COUNT_FULL,
+    FLAG_OPEN_BOARDS,
+    FLAG_WIN_FIVE,
+    PRESETS,
+    Outcome,
+    Rules,
+    Termination,
 )
 
-
-def has_line(cells: list[Mark | None] | tuple[Mark | None, ...], mark: Mark) -> bool:
-    """True if `mark` holds three in a row among nine cells in reading order."""
-    return any(cells[a] is mark and cells[b] is mark and cells[c] is mark for a, b, c in LINES)
-
-
-class Mark(enum.IntEnum):
-    """A player: X moves first."""
-
-    X = 0
-    O = 1  # noqa: E741 - the game's own name for the second player
-
-    def __bool__(self) -> bool:
-        # X is 0, but a mark is never "nothing": `cell or "."` must keep X.
-        return True
-
-    @property
-    def other(self) -> Mark:
-        return Mark.O if self is Mark.X else Mark.X
-
-    def __str__(self) -> str:
-        return self.name
-
-    def __repr__(self) -> str:
-        return f"Mark.{self.name}"
-
-
-X = Mark.X
-O = Mark.O  # noqa: E741
-
-
-# --- errors -------------------------------------------------------------------------
-
-
-class InvalidMoveError(ValueError):
-    """Text that cannot be read as a move."""
-
-
-class IllegalMoveError(ValueError):
-    """A well-formed move that the rules do not allow in this position."""
-
-
-class InvalidPositionError(ValueError):
-    """A position (string, opening code) that cannot be read or cannot arise."""
-
-
-class InvalidOpeningError(InvalidPositionError):
-    """A random-four opening code that is malformed or plays an illegal move."""
-
-
-# --- rules ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Rules:
-    """A rule set, made of three orthogonal options.
-
-    - `open_boards`: a won small board stays playable until it is full; its
-      first owner keeps it whatever happens in it later.
-    - `win`: ``"line"`` (three owned boards in a row) or ``"five"`` (the first to
-      own five boards wins at once, as in Tic-Tac-Ku).
-    - `full_grid`: what happens when no legal move remains: ``"draw"``, or
-      ``"count"`` (more owned boards wins, equal counts draw).
-
-    >>> Rules.parse("codingame")
-    Rules('codingame')
-    >>> Rules.parse("standard,win=five").name
-    'boards=closed,win=five,full=draw'
-    >>> Rules.parse("boards=open,win=five,full=count").name
-    'tic-tac-ku'
-    """
-
-    open_boards: bool = False
-    win: str = "line"
-    full_grid: str = "draw"
-
-    def __post_init__(self) -> None:
-        if self.win not in ("line", "five"):
-            raise ValueError(f"win must be 'line' or 'five', not {self.win!r}")
-        if self.full_grid not in ("draw", "count"):
-            raise ValueError(f"full_grid must be 'draw' or 'count', not {self.full_grid!r}")
-
-    @property
-    def name(self) -> str:
-        """The preset's name, or the options spelled out."""
-        for name, preset in PRESETS.items():
-            if preset == self:
-                return name
-        boards = "open" if self.open_boards else "closed"
-        return f"boards={boards},win={self.win},full={self.full_grid}"
-
-    @property
-    def flags(self) -> int:
-        """The options as the kernel's bit flags."""
-        return (
-            (FLAG_OPEN_BOARDS if self.open_boards else 0)
-            | (FLAG_WIN_FIVE if self.win == "five" else 0)
-            | (FLAG_COUNT_FULL if self.full_grid == "count" else 0)
-        )
-
-    @classmethod
-    def parse(cls, text: str | Rules) -> Rules:
-        """A preset name, options ``key=value`` separated by commas, or both
-        (the preset first, the options changing it)."""
-        if isinstance(text, Rules):
-            return text
-        parts = [p.strip() for p in str(text).strip().lower().split(",") if p.strip()]
-        if not parts:
-            raise ValueError("empty rules: name a preset (" + ", ".join(PRESETS) + ")")
-        rules = PRESETS["standard"]
-        if "=" not in parts[0]:
-            if parts[0] not in PRESETS:
-                raise ValueError(
-                    f"unknown rules preset {parts[0]!r}: choose one of " + ", ".join(PRESETS)
-                )
-            rules = PRESETS[parts[0]]
-            parts = parts[1:]
-        allowed = {"boards": ("closed", "open"), "win": ("line", "five"), "full": ("draw", "count")}
-        for part in parts:
-            key, _, value = part.partition("=")
-            if key not in allowed or value not in allowed[key]:
-                raise ValueError(
-                    f"bad rules option {part!r}: use "
-                    + ", ".join(f"{k}={'|'.join(v)}" for k, v in allowed.items())
-                )
-            if key == "boards":
-                rules = replace(rules, open_boards=value == "open")
-            elif key == "win":
-                rules = replace(rules, win=value)
-            else:
-                rules = replace(rules, full_grid=value)
-        return rules
-
-    def __repr__(self) -> str:
-        return f"Rules({self.name!r})"
-
-
-FLAG_OPEN_BOARDS = 1
-FLAG_WIN_FIVE = 2
-FLAG_COUNT_FULL = 4
-
-PRESETS: dict[str, Rules] = {
-    "standard": Rules(),
-    "codingame": Rules(full_grid="count"),
-    "open-boards": Rules(open_boards=True),
-    "tic-tac-ku": Rules(open_boards=True, win="five", full_grid="count"),
-}
-
-
-# --- results ----------------------------------------------------------------------------
-
-
-class Termination(enum.Enum):
-    """Why a game ended. The first four come from the rules, the rest from a referee."""
-
-    LINE = "line"  # three in a row: owned small boards (or cells, in classic tic-tac-toe)
-    FIVE_BOARDS = "five-boards"  # Tic-Tac-Ku: five owned small boards
-    BOARD_COUNT = "board-count"  # no legal move left; more owned boards wins
-    NO_MOVES = "no-moves"  # no legal move left and no winner: a draw
-    TIME_FORFEIT = "time-forfeit"
-    ILLEGAL_MOVE = "illegal-move"
-    BOT_FAILURE = "bot-failure"  # crashed, unreadable answer, protocol error
-    RESIGNATION = "resignation"
-    ADJUDICATION = "adjudication"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """How a game ended: the winner (None for a draw) and the reason.
-
-    >>> Outcome(X, Termination.LINE).result()
-    '1-0'
-    """
-
-    winner: Mark | None
-    termination: Termination
-
-    def result(self) -> str:
-        if self.winner is None:
-            return "1/2-1/2"
-        return "1-0" if self.winner is X else "0-1"
-
-    def score(self, mark: Mark) -> float:
-        """1 for a win of `mark`, 0.5 for a draw, 0 for a loss."""
-        return 0.5 if self.winner is None else float(self.winner is mark)
-
-
-# --- moves ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, order=True)
-class Move:
-    """A move: a small board and a cell in it, both 0-8 in reading order.
-
-    Its text is the square on the 9x9 grid: column letter ``a``-``i`` from the
-    left, row number ``1``-``9`` from the top (see `ninefold.notation`).
-
-    >>> Move(2, 5)
-    Move(board=2, cell=5)
-    >>> str(Move(2, 5)), Move(2, 5).xy
-    ('i2', (8, 1))
-    >>> Move.parse("i2") == Move.from_xy(8, 1) == Move.from_action(23)
-    True
-    """
-
-    board: int
-    cell: int
-
-    def __post_init__(self) -> None:
-        for name in ("board", "cell"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 8:
-                raise InvalidMoveError(f"move {name} must be an integer 0-8, not {value!r}")
-
-    @classmethod
-    def from_xy(cls, x: int, y: int) -> Move:
-        """The move at column `x`, row `y` of the 9x9 grid (0-8, row 0 on top)."""
-        for name, value in (("x", x), ("y", y)):
-            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 8:
-                raise InvalidMoveError(f"{name} must be an integer 0-8, not {value!r}")
-        return cls(3 * (y // 3) + x // 3, 3 * (y % 3) + x % 3)
-
-    @property
-    def xy(self) -> tuple[int, int]:
-        """(column, row) on the 9x9 grid."""
-        return 3 * (self.board % 3) + self.cell % 3, 3 * (self.board // 3) + self.cell // 3
-
-    @property
-    def action(self) -> int:
-        """The flat action number ``9 * board + cell`` (0-80) used by the kernel and RL."""
-        return 9 * self.board + self.cell
-
-    @classmethod
-    def from_action(cls, action: int) -> Move:
-        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action <= 80:
-            raise InvalidMoveError(f"action must be an integer 0-80, not {action!r}")
-        return cls(action // 9, action % 9)
-
-    @classmethod
-    def parse(cls, text: str) -> Move:
-        """Read a move's text, e.g. ``"e5"`` (see `ninefold.notation`)."""
-        from ninefold import notation
-
-        return notation.parse_move(text)
-
-    def __str__(self) -> str:
-        from ninefold import notation
-
-        return notation.move_text(self)
+_CHAR = {None: ".", X: "x", O: "o"}
+_MARK = {"x": X, "o": O}
+START = "standard 9/9/9/9/9/9/9/9/9 x - ........."
 
 
 # --- the board ---------------------------------------------------------------------------
@@ -383,7 +181,7 @@ class Board:
         if self.target is not None and move.board != self.target:
             return (
                 f"{move} is in board {move.board}, but {self.turn} was sent to board "
-                f"{self.target} (squares {_board_span(self.target)})"
+                f"{self.target} (squares {board_span(self.target)})"
             )
         if self.is_closed(move.board):
             state = "won" if self.owners[move.board] is not None else "full"
@@ -464,22 +262,194 @@ class Board:
     # ---- text
 
     def position(self) -> str:
-        """The one-line position string (see `ninefold.notation`)."""
-        from ninefold import notation
-
-        return notation.position_text(self)
+        """The one-line position string (see the module's docstring)."""
+        target = "-" if self.target is None else str(self.target)
+        owners = "".join(_CHAR[o] for o in self.owners)
+        return f"{self.rules.name} {grid_text(self.cells)} {_CHAR[self.turn]} {target} {owners}"
 
     @classmethod
     def from_position(cls, text: str) -> Board:
-        """The board a position string describes; raises `InvalidPositionError`."""
-        from ninefold import notation
+        """The board a position string describes, with an empty move stack;
+        raises `InvalidPositionError` if it cannot be read or cannot arise."""
+        if not isinstance(text, str):
+            raise InvalidPositionError(f"a position must be text, not {clip(text)}")
+        parts = text.split()
+        if not parts:
+            raise InvalidPositionError(
+                f"empty position: write 5 fields (rules grid side target owners), e.g. {START!r}"
+            )
+        if len(parts) != 5:
+            raise InvalidPositionError(
+                f"a position has 5 fields (rules grid side target owners), "
+                f"got {len(parts)}: {clip(text)}"
+            )
+        rules_text, grid_field, side_text, target_text, owners_text = parts
+        try:
+            board = cls(Rules.parse(rules_text))
+        except ValueError as exc:
+            raise InvalidPositionError(f"position rules field: {exc}") from None
+        board.cells = read_grid(grid_field)
+        if side_text not in _MARK:
+            raise InvalidPositionError(f"side to move must be 'x' or 'o', not {clip(side_text)}")
+        board.turn = _MARK[side_text]
+        if len(owners_text) != 9 or any(ch not in "xo." for ch in owners_text):
+            raise InvalidPositionError(
+                f"board owners must be 9 of x, o or '.', not {clip(owners_text)}"
+            )
+        board.owners = [_MARK.get(ch) for ch in owners_text]
+        if target_text != "-" and (len(target_text) != 1 or target_text not in "012345678"):
+            raise InvalidPositionError(
+                f"target board must be 0-8 or '-', not {clip(target_text)}"
+            )
+        board.target = None if target_text == "-" else int(target_text)
+        board._check_marks_and_owners()
+        board._outcome = board._judge()
+        board._check_outcome()
+        board._check_target()
+        return board
 
-        return notation.parse_position(text)
+    def _check_marks_and_owners(self) -> None:
+        """Mark counts fit the side to move; owners fit the lines; a board won while
+        won boards close got no second, separate line."""
+        nx, no = self.cells.count(X), self.cells.count(O)
+        expected = X if nx == no else O if nx == no + 1 else None
+        if expected is None:
+            raise InvalidPositionError(
+                f"X has {nx} marks and O {no}: X moves first, so X has as many as O or one more"
+            )
+        if self.turn is not expected:
+            raise InvalidPositionError(
+                f"side to move is {self.turn} but the mark counts (X {nx}, O {no}) say {expected}"
+            )
+        for b, owner in enumerate(self.owners):
+            cells = self.small_board(b)
+            have = [m for m in (X, O) if has_line(cells, m)]
+            if owner is not None and owner not in have:
+                raise InvalidPositionError(f"board {b} is given to {owner}, who has no line in it")
+            if owner is None and have:
+                raise InvalidPositionError(f"board {b} has a line of {have[0]} but no owner")
+            if self.rules.open_boards or owner is None:
+                continue
+            if len(have) > 1:
+                raise InvalidPositionError(
+                    f"board {b} has lines of both players, impossible when won boards close"
+                )
+            if not lines_meet(cells, owner):
+                raise InvalidPositionError(
+                    f"board {b} has two lines of {owner} with no square in common: "
+                    "the first one closed the board"
+                )
+
+    def _check_outcome(self) -> None:
+        """A won game: the loser moves next, and the game did not go on after it was won."""
+        outcome = self._outcome
+        if outcome is None or outcome.winner is None or outcome.termination not in (
+            Termination.LINE, Termination.FIVE_BOARDS
+        ):
+            return  # a running game, or a full grid: nothing more to check cheaply
+        winner = outcome.winner
+        if winner is self.turn:
+            raise InvalidPositionError(f"{winner} has already won, yet it is {winner} to move")
+        if self.rules.win == "line":
+            if has_line(self.owners, winner.other):
+                raise InvalidPositionError("both players have three boards in a row")
+            if not lines_meet(self.owners, winner):
+                raise InvalidPositionError(
+                    f"{winner} has two lines of boards with no board in common: "
+                    "the game ended at the first"
+                )
+        elif self.boards_won(winner) > 5 or self.boards_won(winner.other) >= 5:
+            raise InvalidPositionError(
+                f"X owns {self.boards_won(X)} boards and O {self.boards_won(O)}: "
+                "the game ends when a player owns five"
+            )
+
+    def _check_target(self) -> None:
+        """The target (or the free move) and the whole position follow from a last move."""
+        mover = self.turn.other
+        if self.target is not None:
+            target = self.target
+            if self._outcome is not None:
+                raise InvalidPositionError("the game is over, so the target board must be '-'")
+            if self.is_closed(target):
+                raise InvalidPositionError(
+                    f"target board {target} is closed: write '-' for a free move"
+                )
+            if not any(self.cells[9 * b + target] is mover for b in range(9)):
+                raise InvalidPositionError(
+                    f"target board {target} needs a {mover} mark in cell {target} of some board "
+                    "(the move that sent the opponent there)"
+                )
+        elif self._outcome is None and any(self.cells) and not any(
+            self.cells[9 * b + c] is mover and self.is_closed(c)
+            for b in range(9) for c in range(9)
+        ):
+            raise InvalidPositionError(
+                f"target '-' (a free move) needs a {mover} mark in cell c of some board "
+                f"with board c closed: no last move of {mover} gives a free move here"
+            )
+        if any(self.cells) and not self._follows_a_move():
+            raise InvalidPositionError(
+                f"no last move of {mover} leads here: taking back any {mover} mark leaves a "
+                "finished game, a closed board or other owners"
+            )
+
+    def _follows_a_move(self) -> bool:
+        """True if some mark of the last mover, taken back, leaves a running position
+        from which playing it gives exactly this one."""
+        mover = self.turn.other
+        for move in (Move.from_action(a) for a in range(81)):
+            if self.cells[move.action] is not mover:
+                continue
+            if self.target is not None and move.cell != self.target:
+                continue
+            before = self.copy()
+            before.cells[move.action] = None
+            b = move.board
+            if before.owners[b] is mover and not has_line(before.small_board(b), mover):
+                before.owners[b] = None
+            if before.owners[b] is None and any(has_line(before.small_board(b), m) for m in (X, O)):
+                continue
+            before.turn, before.target = mover, b
+            before._outcome = before._judge()
+            if before._outcome is not None or before.is_closed(b):
+                continue
+            before.push(move)
+            if before == self:
+                return True
+        return False
 
     def __str__(self) -> str:
-        from ninefold import notation
+        """A 9x9 text picture with the big board beside it and a status line."""
+        big = [
+            _CHAR[o].upper() if o else ("-" if self.is_full(b) else ".")
+            for b, o in enumerate(self.owners)
+        ]
+        out = ["    " + "   ".join(" ".join(COLUMNS[i : i + 3]) for i in (0, 3, 6))]
+        for y in range(9):
+            if y in (3, 6):
+                out.append("   -------+-------+-------")
+            squares = [str(self.cells[Move.from_xy(x, y).action] or ".") for x in range(9)]
+            row = f"{ROWS[y]}   " + " | ".join(" ".join(squares[i : i + 3]) for i in (0, 3, 6))
+            if y % 3 == 1:
+                row += "      " + " ".join(big[3 * (y // 3) : 3 * (y // 3) + 3])
+            out.append(row)
+        out.append(self.status())
+        return "\n".join(out)
 
-        return notation.picture(self)
+    def status(self) -> str:
+        """One line: who moves where, or how the game ended.
+
+        >>> Board().status()
+        'X to move, in any open board'
+        """
+        outcome = self._outcome
+        if outcome is not None:
+            who = "draw" if outcome.winner is None else f"{outcome.winner} wins"
+            return f"Game over: {outcome.result()} ({who}, {outcome.termination})"
+        if self.target is None:
+            return f"{self.turn} to move, in any open board"
+        return f"{self.turn} to move, in board {self.target} ({board_span(self.target)})"
 
     def __repr__(self) -> str:
         return f"Board({self.position()!r})"
@@ -523,61 +493,27 @@ class LegalMoves:
         return f"<LegalMoves ({', '.join(str(m) for m in self)})>"
 
 
-def _board_span(board: int) -> str:
-    first, last = Move(board, 0), Move(board, 8)
-    return f"{first}-{last}"
-
-
-# --- the random four-move opening ----------------------------------------------------
-
-
-def opening_moves(code: str) -> list[Move]:
-    """The four moves a random-four code plays (Diamond 2022).
-
-    Digit 1 names the board of X's first move; each next digit names the cell
-    of the next move (X, O, X, O), in the board the previous digit sent the
-    mover to. Digits are 1-9 in reading order.
-
-    >>> [str(m) for m in opening_moves("53271")]
-    ['f4', 'h1', 'd3', 'a7']
-    >>> try:
-    ...     opening_moves("55555")
-    ... except InvalidOpeningError as exc:
-    ...     print(exc)
-    opening code '55555': digit 3 ('5') plays e5 again, which X already took at move 1
-    """
-    if not isinstance(code, str):
-        raise InvalidOpeningError(f"opening code must be a string of 5 digits, not {code!r}")
-    text = code.strip()
-    if len(text) != 5 or not all(ch in "123456789" for ch in text):
-        raise InvalidOpeningError(
-            f"opening code {code!r} must be exactly 5 digits, each 1-9 (1 = top-left)"
-        )
-    digits = [int(ch) - 1 for ch in text]
-    moves: list[Move] = []
-    taken: dict[Move, tuple[Mark, int]] = {}
-    board = digits[0]
-    for i, cell in enumerate(digits[1:]):
-        move = Move(board, cell)
-        if move in taken:
-            mark, at = taken[move]
-            raise InvalidOpeningError(
-                f"opening code {code!r}: digit {i + 2} ({text[i + 1]!r}) plays {move} again, "
-                f"which {mark} already took at move {at}"
-            )
-        taken[move] = (Mark(i % 2), i + 1)
-        moves.append(move)
-        board = cell
-    return moves
-
-
-def random_opening(rng: random.Random | None = None) -> str:
-    """A random legal random-four code, uniform over the legal ones."""
-    rng = rng or random.Random()
-    while True:
-        code = "".join(rng.choice("123456789") for _ in range(5))
-        try:
-            opening_moves(code)
-        except InvalidOpeningError:
-            continue
-        return code
+__all__ = [
+    "FLAG_COUNT_FULL",
+    "FLAG_OPEN_BOARDS",
+    "FLAG_WIN_FIVE",
+    "LINES",
+    "PRESETS",
+    "START",
+    "Board",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "InvalidOpeningError",
+    "InvalidPositionError",
+    "LegalMoves",
+    "Mark",
+    "Move",
+    "O",
+    "Outcome",
+    "Rules",
+    "Termination",
+    "X",
+    "has_line",
+    "opening_moves",
+    "random_opening",
+]

@@ -1,8 +1,8 @@
-"""The terminal game: a coloured picture of a `Board` and the play loop.
+"""The terminal game: a coloured picture of a `Board`, the play loop and the replay.
 
-A view only: the rules stay in `ninefold.rules`, moves are read by
-`ninefold.notation`. The picture marks the squares the side to move may play
-(``·`` in yellow), the last move (reverse video) and the owned small boards.
+A view only: the rules, and the text of moves, stay in `ninefold.rules`. The
+picture marks the squares the side to move may play (``·`` in yellow), the
+last move (reverse video) and the owned small boards.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.text import Text
 
-from ninefold.notation import move_text, parse_move
-from ninefold.players import Limit, Player
+from ninefold.players import Limit, Player, make_player, strongest_spec
+from ninefold.records import Game
 from ninefold.rules import Board, Mark, Move
 
 COLOURS = {Mark.X: "bold green", Mark.O: "bold blue"}
@@ -53,15 +53,10 @@ def picture(board: Board) -> Text:
                     text.append("-" if board.is_full(b) else ".", style="dim")
                 text.append(" ")
         text.append("\n")
-    outcome = board.outcome()
-    if outcome is not None:
-        who = "a draw" if outcome.winner is None else f"{outcome.winner} wins"
-        text.append(f"Game over: {outcome.result()}, {who} ({outcome.termination})", style="bold")
-    elif board.target is None:
-        text.append(f"{board.turn} to move, in any open board (yellow)")
-    else:
-        span = f"{move_text(Move(board.target, 0))}-{move_text(Move(board.target, 8))}"
-        text.append(f"{board.turn} to move, in board {board.target} ({span})")
+    status = board.status()
+    if board.target is None and not board.is_game_over():
+        status += " (yellow)"
+    text.append(status, style="bold" if board.is_game_over() else "")
     return text
 
 
@@ -72,10 +67,13 @@ def play_game(
     ms: int,
     console: Console,
     ask: Callable[[str], str] = input,
+    hint_spec: str | None = None,
 ) -> Board:
     """Play `board` to the end (or until the person quits): the person types moves
     like ``e5``; ``undo`` takes back the person's last move, ``hint`` asks the
-    computer, ``quit`` stops. Returns the board as it was left."""
+    player `hint_spec` (default: the strongest, made at the first hint, whoever the
+    opponent is), ``quit`` stops. Returns the board as it was left."""
+    hinter: list[Player] = []  # made once, at the first hint
     console.print(
         f"You play {computer_mark.other} against {computer.spec} ({board.rules.name} rules). "
         "Type a move like e5, or undo, hint, quit."
@@ -99,16 +97,64 @@ def play_game(
             _undo(board, computer_mark.other, console)
             continue
         if text == "hint":
+            if not hinter:
+                hinter.append(make_player(hint_spec or strongest_spec()))
             with console.status("thinking..."):
-                hint = computer.play(board.copy(), Limit(move_ms=ms))
+                hint = hinter[0].play(board.copy(), Limit(move_ms=ms))
             console.print(f"hint: [bold]{hint.move}[/]{_about(hint.info)}")
             continue
         try:
-            board.push(parse_move(text))
+            board.push(Move.parse(text))
         except ValueError as exc:
             console.print(f"[red]{exc}[/]")
     console.print(picture(board))
     return board
+
+
+def replay_game(game: Game, console: Console, ask: Callable[[str], str] | None = None) -> None:
+    """Show a recorded game position by position. With `ask` (e.g. `input`), step:
+    Enter = next move, ``b`` = back, ``q`` = quit; without, print every position."""
+    board = game.start_board()
+    names = f"{game.tags.get('X', 'X')} (X) vs {game.tags.get('O', 'O')} (O)"
+    term = game.tags.get("Termination")
+    console.print(f"{names}, {board.rules.name} rules: {game.result}"
+                  + (f" ({term})" if term else ""), highlight=False)
+    plies = len(game.moves)
+
+    def show() -> None:
+        if board.move_stack:
+            i = board.ply - 1
+            note = f"  {{{game.comments[i]}}}" if i in game.comments else ""
+            console.print(f"move {board.ply}/{plies}: {board.turn.other} {board.move_stack[-1]}"
+                          f"{note}", highlight=False)
+        else:
+            console.print(f"start (0/{plies} moves)")
+        console.print(picture(board))
+
+    show()
+    if ask is None:
+        for move in game.moves:
+            board.push(move)
+            show()
+        return
+    while True:
+        try:
+            answer = ask("Enter = next, b = back, q = quit> ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            console.print()
+            return
+        if answer in ("q", "quit"):
+            return
+        if answer in ("b", "back") and board.move_stack:
+            board.pop()
+        elif answer == "" and board.ply < plies:
+            board.push(game.moves[board.ply])
+        else:
+            console.print("[dim](start of the game)[/]" if answer in ("b", "back")
+                          else "[dim](end of the game)[/]" if answer == ""
+                          else "[red]Enter = next, b = back, q = quit[/]")
+            continue
+        show()
 
 
 def _undo(board: Board, person: Mark, console: Console) -> None:

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ninefold.arena.local import LocalBot
-from ninefold.notation import Game, parse_move
 from ninefold.players.base import make_player
 from ninefold.protocols import (
     Bot,
@@ -35,7 +34,8 @@ from ninefold.protocols import (
     check_protocol,
     connect,
 )
-from ninefold.rules import Board, Mark, Outcome, Rules, Termination
+from ninefold.records import Game
+from ninefold.rules import Board, Mark, Move, Outcome, Rules, Termination
 
 # Programs that run a bot given as an argument: the bot is named after that argument.
 _INTERPRETERS = {
@@ -223,11 +223,11 @@ class GameResult:
         return self.outcome.result()
 
     def to_game(self, **tags: str) -> Game:
-        """The game-record (`ninefold.notation.Game`) of this game, times as comments."""
+        """The game-record (`ninefold.records.Game`) of this game, times as comments."""
         board = Board(self.rules, opening=self.opening)
         first = board.ply
         for text in self.moves[first:]:
-            board.push(parse_move(text))
+            board.push(Move.parse(text))
         game = Game.from_board(board, X=self.x, O=self.o)
         game.tags["Result"] = self.result
         game.tags["Termination"] = str(self.termination)

@@ -14,7 +14,7 @@ from ninefold.arena.config import ArenaError, RunConfig
 from ninefold.arena.standings import Standings
 from ninefold.arena.storage import Storage
 from ninefold.files import atomic_file
-from ninefold.notation import write_games
+from ninefold.records import write_games
 
 
 def load(db_path: str | Path) -> tuple[RunConfig | None, Standings]:

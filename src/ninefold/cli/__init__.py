@@ -34,9 +34,8 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 import ninefold
-from ninefold.notation import parse_move
 from ninefold.options import FALSE, TRUE
-from ninefold.rules import Board, Rules
+from ninefold.rules import Board, Move, Rules
 
 MAX_ERROR = 300  # characters of an error message shown, at most (about)
 BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away
@@ -95,9 +94,9 @@ def _rules(text: str) -> Rules:
 
 def _board(rules: str, moves: str = "", position: str | None = None) -> Board:
     try:
-        board = Board.from_position(position) if position else Board(_rules(rules))
+        board = Board(_rules(rules)) if position is None else Board.from_position(position)
         for word in moves.replace(",", " ").split():
-            board.push(parse_move(word))
+            board.push(Move.parse(word))
     except ValueError as exc:
         _fail(str(exc))
     return board

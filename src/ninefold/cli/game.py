@@ -1,45 +1,64 @@
-"""Commands about the game itself: perft, bench, show, play, analyze."""
+"""Commands about the game itself: perft, bench, show, replay, play, analyze."""
 
 from __future__ import annotations
 
 import json
 import random
+import sys
 import time
+from pathlib import Path
 
 import typer
 
 from ninefold import kernel
-from ninefold.cli import _board, _fail, _rules, app, console
+from ninefold.cli import _board, _fail, _rules, app, console, err
 from ninefold.players import make_player, strongest_spec
 from ninefold.rules import Board, Mark
+
+MAX_MS = 3_600_000  # an hour: the longest thinking time a command accepts
+MAX_PERFT = 10  # about a minute from the start; each ply more takes about 8 times as long
+INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C (128 + SIGINT)
 
 
 @app.command()
 def perft(
-    depth: int = typer.Argument(..., min=0, max=20, help="Plies to count."),
+    depth: int = typer.Argument(..., min=0, max=81, help="Plies to count."),
     rules: str = typer.Option("standard", help="Rules preset or options."),
     moves: str = typer.Option("", help="Moves played first, e.g. 'e5 e4'."),
     position: str | None = typer.Option(None, help="Start from this position string."),
+    deep: bool = typer.Option(
+        False, "--deep", help=f"Allow depths above {MAX_PERFT} (from the start, 11 takes "
+        "minutes and 12 an hour; Ctrl-C stops the count)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object {depth: count}."),
 ) -> None:
     """Count the leaf positions 1..DEPTH plies ahead (a finished game stops the count)."""
+    if depth > MAX_PERFT and not deep:
+        _fail(
+            f"perft {depth} may run for hours (from the start, each ply takes about 8 times "
+            f"as long as the one before); depths above {MAX_PERFT} need --deep"
+        )
     board = _board(rules, moves, position)
     state = kernel.from_board(board)
     flags = board.rules.flags
     counts: dict[str, int] = {}
-    for d in range(1, depth + 1):
-        t0 = time.perf_counter()
-        counts[str(d)] = int(kernel.perft(state, d, flags))
-        if not as_json:
-            dt = time.perf_counter() - t0
-            console.print(f"perft({d}) = {counts[str(d)]:>14,}   [{dt:.3f} s]")
+    try:
+        for d in range(1, depth + 1):
+            t0 = time.perf_counter()
+            counts[str(d)] = sum(kernel.perft_pieces(state, d, flags))
+            if not as_json:
+                dt = time.perf_counter() - t0
+                console.print(f"perft({d}) = {counts[str(d)]:>14,}   [{dt:.3f} s]")
+    except KeyboardInterrupt:
+        err.print(f"interrupted during perft({len(counts) + 1})")
+        raise typer.Exit(INTERRUPTED) from None
     if as_json:
         print(json.dumps(counts))
 
 
 @app.command()
 def bench(
-    seconds: float = typer.Option(3.0, min=0.1, help="How long to measure."),
+    seconds: float = typer.Option(3.0, min=0.1, max=3600, help="How long to measure."),
     rules: str = typer.Option("standard", help="Rules preset or options."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
@@ -54,13 +73,54 @@ def bench(
         )
 
 
+def _start(position: str, rules: str | None, moves: str) -> Board:
+    """The board a command starts from: 'start' (with --rules) or a position string,
+    then the moves."""
+    if position.strip().lower() == "start":
+        return _board(rules or "standard", moves)
+    if rules is not None:
+        _fail("--rules goes with 'start': a position string names its own rules")
+    return _board("standard", moves, position)
+
+
 @app.command()
-def show(position: str = typer.Argument(..., help="A position string (quote it).")) -> None:
-    """Draw a position and list its legal moves."""
-    board = _board("standard", position=position)
+def show(
+    position: str = typer.Argument("start", help="A position string (quote it), or 'start'."),
+    rules: str | None = typer.Option(None, help="Rules preset or options, with 'start'."),
+    moves: str = typer.Option("", help="Moves played first, e.g. 'e5 e4'."),
+) -> None:
+    """Draw a position (after --moves, if given) and list its legal moves."""
+    board = _start(position, rules, moves)
     console.print(str(board), highlight=False)
+    console.print(board.position(), highlight=False)
     if not board.is_game_over():
         console.print("legal: " + " ".join(str(m) for m in board.legal_moves), highlight=False)
+
+
+@app.command()
+def replay(
+    file: str = typer.Argument(..., help="A game-record file, as `ninefold export` writes it."),
+    game: int = typer.Option(1, "--game", "-g", min=1, help="Which game of the file, from 1."),
+) -> None:
+    """Step through a stored game: Enter = next move, b = back, q = quit.
+    When the input is not a terminal, every position is printed in turn."""
+    from ninefold.records import read_games
+    from ninefold.terminal import replay_game
+
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"cannot read {file}: {getattr(exc, 'strerror', None) or exc}")
+    found = 0
+    try:
+        for found, record in enumerate(read_games(text), start=1):  # noqa: B007
+            if found == game:
+                break
+    except ValueError as exc:
+        _fail(f"{file}: {exc}")
+    if found < game:
+        _fail(f"{file} holds {found} game{'s' * (found != 1)}, not {game}")
+    replay_game(record, console, ask=input if sys.stdin.isatty() else None)
 
 
 @app.command()
@@ -68,7 +128,7 @@ def play(
     opponent: str = typer.Option(None, help="Player spec of the computer (default: strongest)."),
     rules: str = typer.Option("standard", help="Rules preset or options."),
     first: str = typer.Option("human", help="Who plays X: human or computer."),
-    ms: int = typer.Option(1000, min=1, help="Computer's time per move, ms."),
+    ms: int = typer.Option(1000, min=1, max=MAX_MS, help="Computer's time per move, ms."),
     opening: str | None = typer.Option(None, help="Random-four opening code, or 'random'."),
 ) -> None:
     """Play a game in the terminal against the computer: type moves like e5, or undo, hint, quit."""
@@ -96,7 +156,9 @@ def play(
 @app.command()
 def analyze(
     position: str = typer.Argument(..., help="A position string (quote it), or 'start'."),
-    ms: float = typer.Option(1000.0, min=1, help="Thinking time, ms."),
+    rules: str | None = typer.Option(None, help="Rules preset or options, with 'start'."),
+    moves: str = typer.Option("", help="Moves played first, e.g. 'e5 e4'."),
+    ms: float = typer.Option(1000.0, min=1, max=MAX_MS, help="Thinking time, ms."),
     threads: int = typer.Option(1, min=1, max=8, help="Search threads."),
     top: int = typer.Option(8, min=1, help="How many moves to list."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
@@ -106,7 +168,7 @@ def analyze(
 
     from ninefold.players.analysis import analyze as run_analysis
 
-    board = Board() if position.strip() == "start" else _board("standard", position=position)
+    board = _start(position, rules, moves)
     try:
         result = run_analysis(board, ms=ms, threads=threads, top=top)
     except ValueError as exc:
