@@ -17,6 +17,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/lint-imports --no-logo
 	$(PY) -m pytest
 
 bench: $(STAMP)  # options: make bench BENCH="--rounds 7 --seconds 2"
