@@ -1,6 +1,6 @@
 """Perft: the kernel's move generator counts exactly the published leaf counts.
 
-The vectors (tests/data/perft.json, a copy of the shared reference file) were
+The vectors (tests/data/perft.json, the project's own copy of the published counts) were
 computed by two independent bitboard programs and agree with OpenSpiel.
 """
 
