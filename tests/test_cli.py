@@ -122,3 +122,31 @@ def test_ctrl_c_prints_one_line_and_exits_130():
         proc.wait()
     assert proc.returncode == 130
     assert stderr.decode().strip() == "interrupted"
+
+
+LONG_RUNS = [
+    ["bench", "--seconds", "300"],
+    ["analyze", "start", "--ms", "300000"],
+    pytest.param(["analyze", "start", "--ms", "300000", "--threads", "2"],
+                 marks=pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
+                                          reason="two search threads need two CPUs")),
+]
+
+
+@pytest.mark.parametrize("args", LONG_RUNS, ids=lambda a: " ".join(a))
+def test_ctrl_c_stops_a_long_computation_at_once(args):
+    """A search or a benchmark in numba code (and in worker threads) stops at Ctrl-C
+    with one line and exit status 130, not when its time is up."""
+    proc = subprocess.Popen([*NINEFOLD, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        time.sleep(8)  # past the start-up (and a first run's compiling)
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=20)  # the run itself would take 300 s
+    finally:
+        proc.kill()
+        proc.wait()
+    no_traceback(stderr)
+    assert proc.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1] == "interrupted"

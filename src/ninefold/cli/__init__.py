@@ -131,6 +131,13 @@ def _ending_quietly() -> Iterator[None]:
     except KeyboardInterrupt:
         _interrupted()
         raise typer.Exit(INTERRUPTED) from None
+    except SystemError as exc:
+        # Ctrl-C while numba code runs: numba's dispatcher returns with the
+        # KeyboardInterrupt set, and Python reports that as a SystemError caused by it
+        if not isinstance(exc.__cause__, KeyboardInterrupt):
+            raise
+        _interrupted()
+        raise typer.Exit(INTERRUPTED) from None
 
 
 def _flag_with_a_value(exc: Exception, args: Sequence[str]) -> str | None:

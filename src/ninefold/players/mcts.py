@@ -440,7 +440,11 @@ class MCTSPlayer(Player):
                 self._pool.submit(self._run, tree, budget, stop, w, quota)
                 for (tree, w), quota in zip(jobs, quotas, strict=True)
             ]
-            sims = sum(f.result() for f in futures)
+            try:
+                sims = sum(f.result() for f in futures)
+            except BaseException:  # Ctrl-C while waiting: the workers stop too
+                stop.set()
+                raise
         actions, visits, wins, status = self._merged()
         if len(actions) == 0:  # no time for even one expansion
             move = next(iter(board.legal_moves))
