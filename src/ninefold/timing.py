@@ -179,3 +179,18 @@ def runner_turn_plan(turn_ms: float, safety_ms: float = RUNNER_SAFETY_MS) -> Pla
     """ninefold as a bot with a fixed `turn_ms` for this turn (CodinGame)."""
     return Plan(max(1.0, turn_ms * TURN_THINK_SHARE - safety_ms / 2),
                 max(1.0, turn_ms * TURN_HARD_SHARE - TURN_HARD_MARGIN_MS))
+
+
+# --- a bot whose search is still loading (`ninefold.protocols.engine`) -----------------------
+
+ENGINE_WAIT_SHARE = 0.5  # a request that comes while the search loads waits for it this share
+FALLBACK_MS = 50.0  # of its think time at most, keeping this much for the fallback's answer
+
+
+def engine_wait_ms(think_ms: float) -> float:
+    """How long a request may wait for a search that is still loading.
+
+    >>> engine_wait_ms(400.0), engine_wait_ms(80.0), engine_wait_ms(30.0)
+    (200.0, 30.0, 0.0)
+    """
+    return max(0.0, min(ENGINE_WAIT_SHARE * think_ms, think_ms - FALLBACK_MS))

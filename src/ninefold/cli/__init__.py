@@ -222,7 +222,13 @@ def _root(
 
 
 def main() -> None:
-    """The ``ninefold`` command (console script and ``python -m ninefold.cli``)."""
+    """The ``ninefold`` command (``python -m ninefold.cli``; the console script goes
+    through `ninefold.command`, which sends ``bot`` the lean way before typer loads)."""
+    from ninefold.protocols.botmain import dispatch
+
+    code = dispatch(sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
     try:
         app(prog_name="ninefold")
     except BrokenPipeError:  # printing an error's message, say

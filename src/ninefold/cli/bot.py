@@ -5,27 +5,41 @@ from __future__ import annotations
 import typer
 
 from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS
-from ninefold.cli import _fail, _rules, app, console
+from ninefold.cli import _fail, app, console, err
 from ninefold.options import clip
-from ninefold.players import make_player, strongest_spec
+from ninefold.players import load_all, needs_compiling, stderr_progress, warm_up
+from ninefold.protocols import botmain
+
+_BOT = {option.name: option for option in botmain.OPTIONS}
 
 
-@app.command("bot")
+@app.command("bot", help=botmain.HELP)
 def bot_command(
-    protocol: str = typer.Option(..., help="aigames, riddles or codingame."),
-    player: str = typer.Option(None, help="Player spec (default: strongest)."),
-    rules: str = typer.Option(None, help="Rules (default: standard; codingame for codingame)."),
+    protocol: str = typer.Option(..., help=_BOT["protocol"].help),
+    player: str = typer.Option(None, help=_BOT["player"].help),
+    rules: str = typer.Option(None, help=_BOT["rules"].help),
 ) -> None:
-    """Run ninefold as a bot on stdin/stdout, speaking a platform's protocol."""
-    from ninefold.protocols import runner
-
+    """``ninefold bot`` for ``ninefold --help`` and callers of `app`; the ``ninefold``
+    command itself runs it the lean way (`ninefold.protocols.botmain`), before typer loads."""
     try:
-        bot_player = make_player(player or strongest_spec())
-        default_rules = "codingame" if protocol.strip().lower() == "codingame" else "standard"
-        bot_runner = runner(protocol, bot_player, rules=_rules(rules or default_rules))
+        code = botmain.run_bot(protocol, player, rules)
     except ValueError as exc:
         _fail(str(exc))
-    raise typer.Exit(bot_runner.run())
+    raise typer.Exit(code)
+
+
+@app.command("warmup")
+def warmup_command() -> None:
+    """Compile every search (or load it from numba's cache) so that later runs start warm."""
+    import time
+
+    t0 = time.monotonic()
+    load_all()
+    compiling = needs_compiling()
+    warm_up(progress=stderr_progress)
+    did = "compiled the searches into" if compiling else "the searches were already in"
+    err.print(f"ninefold: warmup: {did} numba's cache, ready ({time.monotonic() - t0:.1f} s)",
+              highlight=False, markup=False)
 
 
 ARENA_HINT = "an external bot needs --protocol1/--protocol2"

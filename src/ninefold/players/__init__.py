@@ -1,11 +1,18 @@
 """Players: anything that picks a move for a `Board` under a `Limit`.
 
 See `ninefold.players.base` for the interface and spec strings. Each player
-module registers its players when it is imported (`base.register`); this
-package imports them all, so `make_player` knows every name.
+module registers its players when it is imported (`base.register`), and is
+imported when it is first needed: `make_player("mcts")` imports
+``ninefold.players.mcts``, and so do the names below (``MCTSPlayer``...). So
+importing this package, or making a cheap player, never imports numba: a bot
+answers with those while its search loads (`ninefold.protocols.engine`).
 """
 
-from ninefold.players.alphabeta import AlphaBetaPlayer
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from ninefold.players.base import (
     REGISTRY,
     BudgetError,
@@ -16,15 +23,32 @@ from ninefold.players.base import (
     PlayerSpecError,
     PlayResult,
     RandomPlayer,
+    check_name,
+    load_all,
     make_player,
     parse_spec,
+    player_kind,
     register,
     usable_cpus,
 )
-from ninefold.players.levels import LADDER, LevelPlayer
-from ninefold.players.mcts import MCTSPlayer, MoveStat
-from ninefold.players.naive import NaivePlayer
 from ninefold.players.warmup import needs_compiling, stderr_progress, warm_up
+
+# names imported from their modules when first used (the searches import numba)
+_LAZY = {
+    "AlphaBetaPlayer": "alphabeta",
+    "LADDER": "level",
+    "LevelPlayer": "level",
+    "MCTSPlayer": "mcts",
+    "MoveStat": "mcts",
+    "NaivePlayer": "naive",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 __all__ = [
     "LADDER",
@@ -42,9 +66,12 @@ __all__ = [
     "PlayerKind",
     "PlayerSpecError",
     "RandomPlayer",
+    "check_name",
+    "load_all",
     "make_player",
     "needs_compiling",
     "parse_spec",
+    "player_kind",
     "register",
     "stderr_progress",
     "strongest_spec",

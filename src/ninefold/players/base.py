@@ -14,8 +14,11 @@ True
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import inspect
 import os
+import pkgutil
 import random
 import types
 import typing
@@ -130,7 +133,10 @@ class PlayerKind:
     required: tuple[str, ...]  # options without a default
 
 
-# name -> kind; each player class registers itself where it is defined (`register`)
+# name -> kind; each player class registers itself where it is defined (`register`).
+# The modules are imported when a name is first asked for (`player_kind`), so that
+# naming a cheap player never imports numba: a player named ``x`` is defined here
+# or in the module ``ninefold.players.x``.
 REGISTRY: dict[str, PlayerKind] = {}
 
 P = TypeVar("P", bound=Player)
@@ -184,6 +190,42 @@ class RandomPlayer(Player):
         return PlayResult(self.rng.choice(list(board.legal_moves)))
 
 
+def player_kind(name: str) -> PlayerKind | None:
+    """The kind of player called `name`, importing ``ninefold.players.<name>`` if need be.
+
+    >>> player_kind("naive").factory.__name__, player_kind("chess")
+    ('NaivePlayer', None)
+    """
+    if name not in REGISTRY and name.isidentifier():
+        module = f"{__package__}.{name}"
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module)
+    return REGISTRY.get(name)
+
+
+def check_name(spec: str) -> str:
+    """The player name `spec` starts with, checked without importing the player's module
+    when it is not imported yet (its options are checked when it is made).
+
+    >>> check_name("mcts:threads=2")
+    'mcts'
+    """
+    name = spec.strip().partition(":")[0].strip().lower() if isinstance(spec, str) else ""
+    if name in REGISTRY or (name.isidentifier()
+                            and importlib.util.find_spec(f"{__package__}.{name}") is not None):
+        return name
+    parse_spec(spec)  # raises, naming the players there are
+    return name
+
+
+def load_all() -> dict[str, PlayerKind]:
+    """Import every player module (numba included), so that `REGISTRY` names every player."""
+    package = importlib.import_module(__package__)
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{__package__}.{info.name}")
+    return REGISTRY
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``name:key=value,...`` and convert the values to the options' types.
 
@@ -196,15 +238,14 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     ...
     ninefold.players.base.PlayerSpecError: player 'mcts': 'ms' is given twice
     """
-    names = ", ".join(sorted(REGISTRY))
     if not isinstance(spec, str) or not spec.strip():
-        raise PlayerSpecError(f"empty player spec: choose one of {names}")
+        raise PlayerSpecError(f"empty player spec: choose one of {_names()}")
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
-    kind = REGISTRY.get(name)
+    kind = player_kind(name)
     if kind is None:
         raise PlayerSpecError(f"unknown player {clip(name)} in spec {clip(spec)}: "
-                              f"choose one of {names}")
+                              f"choose one of {_names()}")
     try:
         options = kind.schema.parse(rest)
     except OptionError as exc:
@@ -215,6 +256,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise PlayerSpecError(f"player {name!r} needs the option {option} "
                                   f"({bare}{name}:{option}=...)")
     return name, options
+
+
+def _names() -> str:
+    return ", ".join(sorted(load_all()))
 
 
 def make_player(spec: str) -> Player:

@@ -18,9 +18,8 @@ from typing import Any, TextIO
 
 from ninefold import timing
 from ninefold.players.base import Limit, Player
+from ninefold.protocols import engine
 from ninefold.rules import Board, Move, Rules
-
-WARM_UP_MS = 50  # the warm-up move, played before the clock runs
 
 
 class BotRunner(ABC):
@@ -56,10 +55,12 @@ class BotRunner(ABC):
         return (time.monotonic() - self.started) * 1000.0
 
     def warm_up(self) -> None:
-        """Let the player compile or load whatever it needs before the clock runs."""
-        with contextlib.suppress(Exception):
-            self.player.play(Board(self.rules), Limit(move_ms=WARM_UP_MS))
-        self.player.new_game()
+        """Let the player compile or load whatever it needs before the clock runs
+        (an `Engine` loads in the background and answers meanwhile)."""
+        if isinstance(self.player, engine.Engine):
+            self.player.start()
+        else:
+            engine.warm_up(self.player, self.rules)
 
     def say(self, line: str) -> None:
         self.out.write(line + "\n")

@@ -15,12 +15,12 @@ True
 from __future__ import annotations
 
 from ninefold.players.base import (
-    REGISTRY,
     Limit,
     Player,
     PlayResult,
     make_player,
     parse_spec,
+    player_kind,
     register,
 )
 from ninefold.rules import Board
@@ -49,7 +49,8 @@ class LevelPlayer(Player):
         self.level = level
         spec = LADDER[level]
         name, _ = parse_spec(spec)
-        if seed is not None and "seed" in REGISTRY[name].schema:
+        kind = player_kind(name)
+        if seed is not None and kind is not None and "seed" in kind.schema:
             spec += ("," if ":" in spec else ":") + f"seed={seed}"
         self.inner = make_player(spec)
 

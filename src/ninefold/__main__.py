@@ -1,0 +1,5 @@
+"""`python -m ninefold`: the ``ninefold`` command."""
+
+from ninefold.command import main
+
+main()

@@ -1,0 +1,102 @@
+"""``ninefold bot``, the lean way: answer a platform's first request before numba loads.
+
+The ``ninefold`` command sends ``bot`` here before it imports the command
+line's libraries (typer, rich) or the searches (numpy, numba): this module
+imports only the rules, the protocols' runners and the pure-Python fallback,
+and the search loads in the background (`ninefold.protocols.engine`).
+`OPTIONS` is the one list of the command's options: the Typer command
+(``ninefold --help``) shows the same ones.
+
+>>> print(parser().format_usage().strip())
+usage: ninefold bot [-h] --protocol PROTOCOL [--player PLAYER] [--rules RULES]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import NamedTuple, NoReturn
+
+from ninefold.players import check_name, strongest_spec
+from ninefold.protocols import check_protocol, runner
+from ninefold.protocols.engine import Engine
+from ninefold.rules import Rules
+
+HELP = "Run ninefold as a bot on stdin/stdout, speaking a platform's protocol."
+BROKEN_PIPE = 141  # as the rest of the command line: 128 + SIGPIPE
+INTERRUPTED = 130  # 128 + SIGINT
+
+
+class BotOption(NamedTuple):
+    name: str
+    help: str
+    required: bool = False
+
+
+OPTIONS = (
+    BotOption("protocol", "aigames, riddles or codingame.", required=True),
+    BotOption("player", "Player spec (default: strongest; it loads in the background, an "
+                        "opening book and the naive player answer meanwhile)."),
+    BotOption("rules", "Rules (default: standard; codingame for codingame)."),
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        fail(f"{message} (see 'ninefold bot --help')")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of ``ninefold bot``."""
+    parse = _Parser(prog="ninefold bot", description=HELP)
+    for option in OPTIONS:
+        parse.add_argument(f"--{option.name}", required=option.required, help=option.help,
+                           metavar=option.name.upper())
+    return parse
+
+
+def fail(message: str) -> NoReturn:
+    """``error: message`` on one line of stderr, and exit status 2 (as the command line)."""
+    sys.stderr.write(f"error: {' '.join(message.split())}\n")
+    sys.stderr.flush()
+    os._exit(2)  # also from the engine's loading thread: nothing is left to clean up
+
+
+def run_bot(protocol: str, player: str | None = None, rules: str | None = None) -> int:
+    """Play as a bot on stdin/stdout until the input ends; ValueError for bad options.
+
+    The player's name is checked at once; its options when it loads, in the
+    background: bad ones end the process with ``error: ...`` and status 2.
+    """
+    protocol = check_protocol(protocol)
+    spec = player or strongest_spec()
+    check_name(spec)
+    default_rules = "codingame" if protocol == "codingame" else "standard"
+    bot_rules = Rules.parse(rules or default_rules)
+    engine = Engine(spec, bot_rules,
+                    on_error=lambda exc: fail(str(exc)))
+    return runner(protocol, engine, rules=bot_rules).run()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``ninefold bot [options]``: returns the exit status."""
+    args = parser().parse_args(sys.argv[2:] if argv is None else argv)
+    try:
+        return run_bot(args.protocol, args.player, args.rules)
+    except ValueError as exc:
+        fail(str(exc))
+    except BrokenPipeError:
+        return BROKEN_PIPE
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return INTERRUPTED
+
+
+def dispatch(argv: Sequence[str]) -> int | None:
+    """The exit status of ``ninefold bot ...`` if `argv` (without the program) asks for
+    it, else None: the rest of the command line handles it."""
+    if list(argv[:1]) != ["bot"]:
+        return None
+    return main(argv[1:])

@@ -1,0 +1,114 @@
+"""The bot's player, ready at once: the search loads in the background, a fallback answers.
+
+A platform starts a bot and asks for its first move at once (CodinGame: within
+1,000 ms), but the search needs numba, its compiled functions (compiled first,
+10-20 s, when the cache is empty) and its tree buffers. `Engine` is a `Player`
+that starts loading the real player in a background thread (`start`: the
+import, the compiled functions, the buffers and a warm-up move) and answers
+meanwhile with a cheap pure-Python fallback (`book`: an opening book, then the
+naive player). A request that comes while the search loads waits for it
+a bounded share of its think time (`timing.engine_wait_ms`), then the fallback
+answers; once the search is ready it plays every later move.
+
+When it becomes ready, one line on stderr says so and how long it took. A
+player spec that cannot be made is reported through `on_error` (the bot
+command ends the process with the message).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+from ninefold import timing
+from ninefold.players.base import Limit, Player, PlayResult, make_player
+from ninefold.players.book import BookPlayer
+from ninefold.rules import Board, Rules
+
+WARM_UP_MS = 50  # the warm-up move, played in the background before the search is ready
+
+
+def warm_up(player: Player, rules: Rules) -> None:
+    """Let `player` compile or load what it needs: one short move, then a new game."""
+    with contextlib.suppress(Exception):
+        player.play(Board(rules), Limit(move_ms=WARM_UP_MS))
+    player.new_game()
+
+
+class Engine(Player):
+    """The player `spec`, loaded in the background; `fallback` answers until it is ready."""
+
+    def __init__(self, spec: str, rules: Rules | str = "standard",
+                 fallback: Player | None = None, log: TextIO | None = None,
+                 on_error: Callable[[Exception], None] | None = None) -> None:
+        self.spec = spec
+        self.rules = Rules.parse(rules)
+        self.fallback = fallback or BookPlayer()
+        self.log = log
+        self.on_error = on_error
+        self.player: Player | None = None
+        self.error: Exception | None = None
+        self.load_s: float | None = None
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def ready(self) -> bool:
+        """True once the real player is loaded and warm."""
+        return self._ready.is_set()
+
+    def start(self) -> None:
+        """Start loading the real player in the background (once)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._load, name="engine-load", daemon=True)
+            self._thread.start()
+
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Wait up to `timeout_s` for the real player; True if it is ready."""
+        return self._ready.wait(timeout_s)
+
+    def _load(self) -> None:
+        t0 = time.monotonic()
+        try:
+            player = make_player(self.spec)
+            warm_up(player, self.rules)
+        except Exception as exc:  # a bad spec, or a search that cannot load here
+            self.error = exc
+            self._note(f"cannot load the player {self.spec}: {exc}")
+            if self.on_error is not None:
+                self.on_error(exc)
+            return
+        self.player = player
+        self.load_s = time.monotonic() - t0
+        self._ready.set()
+        self._note(f"engine ready after {self.load_s:.2f} s ({self.spec})")
+
+    def _note(self, text: str) -> None:
+        with contextlib.suppress(Exception):
+            out = self.log or sys.stderr
+            out.write(f"ninefold: {text}\n")
+            out.flush()
+
+    def new_game(self) -> None:
+        if self.player is not None:
+            self.player.new_game()
+        self.fallback.new_game()
+
+    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        t0 = time.monotonic()
+        think_ms = limit.move_ms if limit.move_ms is not None else timing.DEFAULT_PLAYER_MS
+        if not self.ready and self._thread is not None:
+            self._ready.wait(timing.engine_wait_ms(think_ms) / 1000.0)
+        if self.player is None:
+            result = self.fallback.play(board, limit)
+            result.info["engine"] = "loading"
+            return result
+        if limit.move_ms is None:
+            return self.player.play(board, limit)
+        left_ms = think_ms - (time.monotonic() - t0) * 1000.0
+        return self.player.play(board, dataclasses.replace(limit, move_ms=max(1.0, left_ms)))

@@ -1,0 +1,263 @@
+"""A bot answers at once when cold: the lean path to the first answer, the search
+loading in the background with a fallback answering meanwhile, an empty numba cache,
+a bot killed while compiling, `ninefold warmup`, and the opening book.
+
+The time bounds are the platforms' own limits (CodinGame: 1,000 ms for the first
+turn, counted from the write of the request to the read of the answer), the
+behaviour under test; the bots are real subprocesses.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ninefold.arena.referee import Seat, play_game
+from ninefold.players import REGISTRY, Limit, Player, PlayResult, make_player, register
+from ninefold.players.book import BOOK_PATH, BookPlayer, book_positions, key, read_book
+from ninefold.protocols.engine import Engine
+from ninefold.rules import Board, Move
+
+PY = sys.executable
+BOT = [PY, "-m", "ninefold", "bot", "--protocol", "codingame"]
+FIRST_TURN_MS = 1000.0  # CodinGame's limit for a bot's first answer
+FIRST_REQUEST = "-1 -1\n81\n" + "".join(f"{r} {c}\n" for r in range(9) for c in range(9))
+HEAVY = ("typer", "rich", "numpy", "numba")
+
+
+def start_bot(cache: Path | None, stderr_path: Path) -> subprocess.Popen:
+    env = dict(os.environ)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
+    with open(stderr_path, "w") as err:
+        return subprocess.Popen(BOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=err, text=True, bufsize=1, env=env,
+                                start_new_session=True)
+
+
+def first_answer(proc: subprocess.Popen) -> tuple[float, str]:
+    """Write the first request as a platform does, right after the start; the time
+    (ms) from the write to the read of the answer, and the answer."""
+    t0 = time.monotonic()
+    proc.stdin.write(FIRST_REQUEST)
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    return (time.monotonic() - t0) * 1000.0, line.strip()
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    for stream in (proc.stdin, proc.stdout):
+        stream.close()
+
+
+def legal_first(answer: str) -> bool:
+    row, col = map(int, answer.split()[:2])
+    return Move.from_xy(col, row) in Board("codingame").legal_moves
+
+
+# --- the lean path -------------------------------------------------------------------------
+
+
+def test_the_bot_path_imports_no_typer_rich_numpy_or_numba() -> None:
+    code = ("import sys, ninefold.command, ninefold.protocols.botmain, ninefold.players.book;"
+            "from ninefold.players import make_player; make_player('book');"
+            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    out = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_bot_help_lists_the_same_options_as_the_typer_command() -> None:
+    from ninefold.cli import app
+
+    shown = subprocess.run([PY, "-m", "ninefold", "bot", "--help"], capture_output=True,
+                           text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    typer_bot = next(c for c in app.registered_commands if c.name == "bot")
+    import inspect
+
+    names = [p for p in inspect.signature(typer_bot.callback).parameters]
+    assert names == ["protocol", "player", "rules"]
+    for name in names:
+        assert f"--{name}" in shown.stdout
+    typer_help = subprocess.run([PY, "-m", "ninefold.cli", "--help"], capture_output=True,
+                                text=True, timeout=60).stdout
+    assert "bot" in typer_help and "warmup" in typer_help
+
+
+def test_bot_usage_errors_are_one_line() -> None:
+    for args, words in ((["--protocol", "smoke"], "unknown protocol"),
+                        ([], "--protocol"),
+                        (["--protocol", "codingame", "--rules", "boards=shut"], "boards")):
+        out = subprocess.run([PY, "-m", "ninefold", "bot", *args], capture_output=True,
+                             text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert out.returncode == 2 and out.stderr.startswith("error:"), out.stderr
+        assert words in out.stderr and out.stderr.count("\n") == 1 and not out.stdout
+
+
+@pytest.mark.parametrize("spec, words", [("chess", "unknown player 'chess'"),
+                                         ("mcts:speed=3", "no option 'speed'")])
+def test_a_bad_player_spec_ends_the_bot_with_one_line(tmp_path, spec, words) -> None:
+    with open(tmp_path / "err.txt", "w") as err:
+        proc = subprocess.Popen([*BOT, "--player", spec], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err, text=True)
+    try:
+        proc.wait(timeout=60)  # stdin left open: the error alone ends the bot
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdin.close()
+        proc.stdout.close()
+    shown = (tmp_path / "err.txt").read_text()
+    assert proc.returncode == 2 and words in shown, shown
+    assert [line for line in shown.splitlines() if line.startswith("error:")]
+
+
+# --- the fallback and the book -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", ["standard", "codingame", "open-boards", "tic-tac-ku"])
+def test_the_fallback_only_plays_legal_moves(rules) -> None:
+    rng = random.Random(5)
+    fallback = BookPlayer(seed=3)
+    for _ in range(40):
+        board = Board(rules)
+        while not board.is_game_over():
+            move = fallback.play(board).move
+            assert move in board.legal_moves, (board.position(), move)
+            board.push(move if rng.random() < 0.5 else rng.choice(list(board.legal_moves)))
+
+
+class SlowToLoad(Player):
+    """A player that takes `delay` seconds to make, as a search loading its kernel."""
+
+    def __init__(self, delay: float = 1.0) -> None:
+        time.sleep(delay)
+
+    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        return PlayResult(list(board.legal_moves)[-1], {"slow": True})
+
+
+@pytest.fixture
+def slow_player():
+    register("slowload-test")(SlowToLoad)
+    yield "slowload-test:delay=1.5"
+    REGISTRY.pop("slowload-test", None)
+
+
+def test_the_engine_answers_from_the_fallback_until_the_player_is_ready(slow_player) -> None:
+    engine = Engine(slow_player, "codingame", log=io.StringIO())
+    for board in list(book_positions())[:3]:  # not started: the fallback, at once
+        result = engine.play(board, Limit(move_ms=1000))
+        assert result.move == read_book()[key(board)] and result.info["engine"] == "loading"
+    engine.start()
+    t0 = time.monotonic()
+    result = engine.play(Board("codingame"), Limit(move_ms=1000))
+    waited_ms = (time.monotonic() - t0) * 1000
+    # waited at most its share of the time for the player, then the fallback answered
+    assert result.info["engine"] == "loading" and waited_ms < 1000, waited_ms
+    assert engine.wait(30) and engine.ready
+    assert "engine ready after" in engine.log.getvalue()
+    assert engine.play(Board("codingame"), Limit(move_ms=50)).info == {"slow": True}
+
+
+def test_the_book_is_legal_and_complete() -> None:
+    book = read_book()
+    boards = list(book_positions())
+    assert len(boards) == len(book) == 82
+    for board in boards:
+        assert book[key(board)] in board.legal_moves
+
+
+def test_the_book_script_reproduces_the_book() -> None:
+    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+    try:
+        from make_book import book_entries
+    finally:
+        sys.path.pop(0)
+    stored = {line.rpartition(" ")[0]: line.rpartition(" ")[2]
+              for line in BOOK_PATH.read_text().splitlines() if not line.startswith("#")}
+    some = [key(b) for b in book_positions()][:: 27]  # the empty board and three replies
+    assert book_entries(only=some) == {k: stored[k] for k in some}
+
+
+# --- real bots, warm and cold --------------------------------------------------------------
+
+
+def test_a_warm_bot_answers_its_first_request_quickly(tmp_path) -> None:
+    subprocess.run([PY, "-m", "ninefold", "warmup"], check=True, capture_output=True,
+                   timeout=300)
+    proc = start_bot(None, tmp_path / "err.txt")
+    try:
+        ms, answer = first_answer(proc)
+    finally:
+        stop(proc)
+    assert legal_first(answer), answer
+    assert ms < 0.6 * FIRST_TURN_MS, f"{ms:.0f} ms"
+
+
+def test_an_empty_cache_still_answers_within_the_first_turn_limit(tmp_path) -> None:
+    proc = start_bot(tmp_path / "cache", tmp_path / "err.txt")
+    try:
+        ms, answer = first_answer(proc)
+    finally:
+        stop(proc)
+    assert legal_first(answer), answer
+    assert ms < FIRST_TURN_MS, f"{ms:.0f} ms"
+
+
+def test_a_bot_killed_while_compiling_leaves_no_broken_cache(tmp_path) -> None:
+    cache = tmp_path / "cache"
+    proc = start_bot(cache, tmp_path / "err1.txt")
+    try:
+        ms, answer = first_answer(proc)
+        assert legal_first(answer) and ms < FIRST_TURN_MS, (ms, answer)
+        deadline = time.monotonic() + 120
+        while not list(cache.rglob("*.nbc")) and time.monotonic() < deadline:
+            time.sleep(0.05)  # killed once the first functions are written, mid-compile
+        time.sleep(0.3)
+        assert "engine ready" not in (tmp_path / "err1.txt").read_text()
+    finally:
+        stop(proc)
+    assert list(cache.rglob("*.nbc")), "nothing was compiled before the kill"
+    # started again on that cache: it answers and plays whole games at the platform's limits
+    command = f"env NUMBA_CACHE_DIR={cache} {' '.join(BOT)}"
+    for colour in (0, 1):
+        me = Seat.external(command, "codingame", name="ninefold")
+        seats = (me, Seat.builtin("naive:seed=2"))
+        x, o = seats if colour == 0 else seats[::-1]
+        result = play_game(x, o, rules="codingame", first_move_ms=0, slack_ms=0,
+                           log_dir=tmp_path)
+        assert str(result.termination) in ("line", "no-moves", "board-count"), result.reason
+    # and the cache it completes is sound: the search loads from it and plays
+    out = subprocess.run([PY, "-m", "ninefold", "warmup"], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
+    assert out.returncode == 0, out.stderr
+    code = ("from ninefold import Board; from ninefold.players import make_player, Limit;"
+            "print(make_player('mcts:threads=2').play(Board(), Limit(move_ms=50)).move)")
+    played = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
+    assert played.returncode == 0 and "compiling" not in played.stderr, played.stderr
+    assert Move.parse(played.stdout.strip()) in Board().legal_moves
+
+
+def test_warmup_fills_the_cache_and_says_so(tmp_path) -> None:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    first = subprocess.run([PY, "-m", "ninefold", "warmup"], capture_output=True, text=True,
+                           timeout=300, env=env)
+    assert first.returncode == 0 and not first.stdout, first.stderr
+    assert "compiled the searches" in first.stderr
+    again = subprocess.run([PY, "-m", "ninefold", "warmup"], capture_output=True, text=True,
+                           timeout=300, env=env)
+    assert again.returncode == 0 and "already in numba's cache" in again.stderr
+    assert make_player("naive") is not None
