@@ -36,7 +36,7 @@ def test_version_comes_from_the_package():
 
 def test_the_console_script_calls_main():
     (script,) = entry_points(group="console_scripts", name="ninefold")
-    assert script.value == "ninefold.cli:main"
+    assert script.value == "ninefold.command:main"
 
 
 @pytest.mark.parametrize("command", [[], ["perft"], ["classic", "stats"]])

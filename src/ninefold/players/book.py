@@ -79,8 +79,16 @@ class BookPlayer(Player):
     def __init__(self, seed: int | None = None) -> None:
         self.naive = NaivePlayer(seed)
 
-    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+    def knows(self, board: Board) -> bool:
+        """True if the book has a (legal) move for `board`."""
+        return self._book_move(board) is not None
+
+    def _book_move(self, board: Board) -> Move | None:
         move = read_book().get(key(board))
-        if move is not None and move in board.legal_moves:
+        return move if move is not None and move in board.legal_moves else None
+
+    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        move = self._book_move(board)
+        if move is not None:
             return PlayResult(move, {"reason": "book"})
         return self.naive.play(board, limit)

@@ -6,9 +6,10 @@ A platform starts a bot and asks for its first move at once (CodinGame: within
 that starts loading the real player in a background thread (`start`: the
 import, the compiled functions, the buffers and a warm-up move) and answers
 meanwhile with a cheap pure-Python fallback (`book`: an opening book, then the
-naive player). A request that comes while the search loads waits for it
-a bounded share of its think time (`timing.engine_wait_ms`), then the fallback
-answers; once the search is ready it plays every later move.
+naive player). A request that comes while the search loads is answered from
+the book at once if the book knows the position; otherwise it waits for the
+search a bounded share of its think time (`timing.engine_wait_ms`), then the
+fallback answers. Once the search is ready it plays every later move.
 
 When it becomes ready, one line on stderr says so and how long it took. A
 player spec that cannot be made is reported through `on_error` (the bot
@@ -94,6 +95,11 @@ class Engine(Player):
             out.write(f"ninefold: {text}\n")
             out.flush()
 
+    def fallback_knows(self, board: Board) -> bool:
+        """True if the fallback has a book move for `board` (made offline by the strong
+        search, far longer than a turn): then nothing is gained by waiting."""
+        return isinstance(self.fallback, BookPlayer) and self.fallback.knows(board)
+
     def new_game(self) -> None:
         if self.player is not None:
             self.player.new_game()
@@ -102,7 +108,7 @@ class Engine(Player):
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         t0 = time.monotonic()
         think_ms = limit.move_ms if limit.move_ms is not None else timing.DEFAULT_PLAYER_MS
-        if not self.ready and self._thread is not None:
+        if not self.ready and self._thread is not None and not self.fallback_knows(board):
             self._ready.wait(timing.engine_wait_ms(think_ms) / 1000.0)
         if self.player is None:
             result = self.fallback.play(board, limit)
