@@ -9,6 +9,7 @@ behaviour under test; the bots are real subprocesses.
 
 from __future__ import annotations
 
+import inspect
 import io
 import os
 import random
@@ -84,9 +85,7 @@ def test_bot_help_lists_the_same_options_as_the_typer_command() -> None:
                            text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
     typer_bot = next(c for c in app.registered_commands if c.name == "bot")
-    import inspect
-
-    names = [p for p in inspect.signature(typer_bot.callback).parameters]
+    names = list(inspect.signature(typer_bot.callback).parameters)
     assert names == ["protocol", "player", "rules"]
     for name in names:
         assert f"--{name}" in shown.stdout

@@ -196,11 +196,17 @@ def player_kind(name: str) -> PlayerKind | None:
     >>> player_kind("naive").factory.__name__, player_kind("chess")
     ('NaivePlayer', None)
     """
-    if name not in REGISTRY and name.isidentifier():
-        module = f"{__package__}.{name}"
-        if importlib.util.find_spec(module) is not None:
-            importlib.import_module(module)
+    module = None if name in REGISTRY else _module_of(name)
+    if module is not None:
+        importlib.import_module(module)
     return REGISTRY.get(name)
+
+
+def _module_of(name: str) -> str | None:
+    """The module that would define the player `name`, if there is one (not imported)."""
+    module = f"{__package__}.{name}"
+    found = name.isidentifier() and importlib.util.find_spec(module) is not None
+    return module if found else None
 
 
 def check_name(spec: str) -> str:
@@ -211,8 +217,7 @@ def check_name(spec: str) -> str:
     'mcts'
     """
     name = spec.strip().partition(":")[0].strip().lower() if isinstance(spec, str) else ""
-    if name in REGISTRY or (name.isidentifier()
-                            and importlib.util.find_spec(f"{__package__}.{name}") is not None):
+    if name in REGISTRY or _module_of(name) is not None:
         return name
     parse_spec(spec)  # raises, naming the players there are
     return name
