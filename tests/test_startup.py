@@ -202,7 +202,7 @@ def test_a_warm_bot_answers_its_first_request_quickly(tmp_path) -> None:
     finally:
         stop(proc)
     assert legal_first(answer), answer
-    assert ms < 0.6 * FIRST_TURN_MS, f"{ms:.0f} ms"
+    assert ms < 0.7 * FIRST_TURN_MS, f"{ms:.0f} ms"
 
 
 def test_an_empty_cache_still_answers_within_the_first_turn_limit(tmp_path) -> None:
