@@ -32,11 +32,12 @@ import time
 from dataclasses import dataclass, field
 
 import typer
+from openspiel_mcts import OpenSpielSearch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ninefold.players import Limit, Player, PlayResult, make_player, register
-from ninefold.rules import Board, Mark, Move, random_opening
+from ninefold.rules import Board, Mark, random_opening
 
 app = typer.Typer(add_completion=False)
 console = Console()
@@ -51,49 +52,16 @@ class OpenSpielMCTS(Player):
 
     def __init__(self, ms: float | None = None, sims: int | None = None, c: float = 2.0,
                  solve: bool = False, seed: int | None = None) -> None:
-        import pyspiel
-
-        self.pyspiel = pyspiel
-        self.game = pyspiel.load_game("ultimate_tic_tac_toe")
-        self.ms, self.sims, self.c, self.solve = ms, sims, c, solve
-        self.seed = seed if seed is not None else random.randrange(1 << 30)
-
-    def _bot(self, limit: Limit):
-        ms = limit.move_ms or self.ms
-        if self.ms is not None and limit.move_ms is not None:
-            ms = min(self.ms, limit.move_ms)
-        sims = self.sims or 10**9
-        seconds = ms / 1000 if ms else -1.0
-        if sims == 10**9 and not ms:
-            sims = 1000
-        self.seed += 1
-        evaluator = self.pyspiel.RandomRolloutEvaluator(1, self.seed)
-        return self.pyspiel.MCTSBot(
-            self.game, evaluator, self.c, sims, 2000, self.solve, self.seed, False,
-            self.pyspiel.ChildSelectionPolicy.UCT, seconds,
-        )
-
-    def _state(self, board: Board):
-        state = self.game.new_initial_state()
-        replay = Board(board.rules)
-        for move in board.move_stack:
-            if replay.target is None:
-                state.apply_action(move.board)
-            state.apply_action(move.cell)
-            replay.push(move)
-        return state
+        self.search = OpenSpielSearch(sims=sims, c=c, solve=solve, seed=seed)
+        self.ms = ms
 
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         if board.rules.name != "standard":
             raise ValueError("OpenSpiel plays the standard rules only")
-        state = self._state(board)
-        if board.target is None:
-            b = self._bot(limit).step(state)
-            state.apply_action(b)
-        else:
-            b = board.target
-        c = self._bot(limit).step(state)
-        return PlayResult(Move(b, c))
+        ms = limit.move_ms or self.ms
+        if self.ms is not None and limit.move_ms is not None:
+            ms = min(self.ms, limit.move_ms)
+        return PlayResult(self.search.choose(board, ms))
 
 
 # --- games ------------------------------------------------------------------------------
