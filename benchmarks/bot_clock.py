@@ -47,6 +47,7 @@ from botgames import (
     Load,
     Request,
     bot_requests,
+    fmt_ms,
     lost_on_time,
     ninefold_command,
     percentile,
@@ -174,10 +175,6 @@ def measure_turns(m: Measures, player: str | None, turns: int, opponent: str,
 # --- the report ---------------------------------------------------------------------------
 
 
-def _ms(x: float) -> str:
-    return "-" if x != x else f"{x:.0f} ms"
-
-
 def _ok(good: bool) -> str:
     return "[green]yes[/]" if good else "[red]NO[/]"
 
@@ -193,11 +190,11 @@ def add_rows(table: Table, m: Measures) -> None:
         launch = [s.launch_ms for s in starts]
         failed = [s.failure for s in starts if s.failure]
         table.add_row(m.protocol, label + " (launch→read)", str(len(starts)),
-                      _ms(statistics.median(launch)), "", _ms(max(launch)), target,
+                      fmt_ms(statistics.median(launch)), "", fmt_ms(max(launch)), target,
                       _ok(max(launch) <= bound and not failed))
         request = [s.request_ms for s in starts]
         table.add_row("", "  of which request write→read", "",
-                      _ms(statistics.median(request)), "", _ms(max(request)), "", "")
+                      fmt_ms(statistics.median(request)), "", fmt_ms(max(request)), "", "")
         for text in failed[:3]:
             table.add_row("", f"  [red]failed: {text[:70]}[/]", "", "", "", "", "", "")
     turns = [r.ms for r in m.turns]
@@ -211,8 +208,8 @@ def add_rows(table: Table, m: Measures) -> None:
                 and percentile(shares, 0.99) <= TURN_P99_SHARE)
     limit = f"of {m.tc.turn_ms} ms" if per_turn else "of the bank left"
     table.add_row(m.protocol if not (m.cold or m.warm) else "", "time used a turn (turns 2+)",
-                  str(len(turns)), _ms(percentile(turns, 0.5)), _ms(percentile(turns, 0.99)),
-                  _ms(max(turns, default=float("nan"))), target,
+                  str(len(turns)), fmt_ms(percentile(turns, 0.5)), fmt_ms(percentile(turns, 0.99)),
+                  fmt_ms(max(turns, default=float("nan"))), target,
                   "" if good is None else _ok(good))
     table.add_row("", f"  share {limit}", "", _pct(percentile(shares, 0.5)),
                   _pct(percentile(shares, 0.99)), _pct(max(shares, default=float("nan"))),
@@ -224,8 +221,8 @@ def add_rows(table: Table, m: Measures) -> None:
         top = m.tc.max_bank_ms or m.tc.bank_ms
         banks = m.banks
         table.add_row("", f"bank left at a request (move {BANK_FROM_MOVE}+)", str(len(banks)),
-                      _ms(percentile(banks, 0.5)), _ms(percentile(banks, 0.01)) + " (p1)",
-                      _ms(min(banks, default=float("nan"))) + " (least)",
+                      fmt_ms(percentile(banks, 0.5)), fmt_ms(percentile(banks, 0.01)) + " (p1)",
+                      fmt_ms(min(banks, default=float("nan"))) + " (least)",
                       f"median < {BANK_MEDIAN_SHARE * top:.0f} ms",
                       _ok(bool(banks) and percentile(banks, 0.5) < BANK_MEDIAN_SHARE * top))
     for text in m.faults[:3]:

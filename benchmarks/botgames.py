@@ -123,6 +123,15 @@ def percentile(xs: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def fmt_ms(x: float) -> str:
+    """Milliseconds for a report, "-" when there is no value.
+
+    >>> fmt_ms(12.34), fmt_ms(math.nan)
+    ('12 ms', '-')
+    """
+    return "-" if math.isnan(x) else f"{x:.0f} ms"
+
+
 class Load:
     """`n` processes spinning on the CPU while the block runs, each ended at the end
     (and by itself once this process is gone, or after `LOAD_MAX_S`).

@@ -35,6 +35,7 @@ import typer
 from botgames import (
     Request,
     bot_requests,
+    fmt_ms,
     lost_on_time,
     ninefold_command,
     openspiel_command,
@@ -263,17 +264,17 @@ def process_lines(results: list[GameResult], cfg: Config) -> list[str]:
         turns = [q.ms for q in asked if q.turn > 0]
         first = [q.ms for q in asked if q.turn == 0]
         lines.append(
-            f"{side} ({spec}): time a turn median {percentile(turns, 0.5):.0f} ms, 99th pct "
-            f"{percentile(turns, 0.99):.0f} ms, worst {max(turns, default=math.nan):.0f} ms "
-            f"over {len(turns)} turns; first answers median {percentile(first, 0.5):.0f} ms, "
-            f"worst {max(first, default=math.nan):.0f} ms"
+            f"{side} ({spec}): time a turn median {fmt_ms(percentile(turns, 0.5))}, 99th pct "
+            f"{fmt_ms(percentile(turns, 0.99))}, worst {fmt_ms(max(turns, default=math.nan))} "
+            f"over {len(turns)} turns; first answers median {fmt_ms(percentile(first, 0.5))}, "
+            f"worst {fmt_ms(max(first, default=math.nan))}"
         )
         if cfg.time_control().is_bank:
             banks = [q.limit_ms for q in asked if q.turn >= 9]
             lines.append(
-                f"  bank left from its 10th move: median {percentile(banks, 0.5):.0f} ms, "
-                f"10th pct {percentile(banks, 0.1):.0f} ms, least "
-                f"{min(banks, default=math.nan):.0f} ms over {len(banks)} requests"
+                f"  bank left from its 10th move: median {fmt_ms(percentile(banks, 0.5))}, "
+                f"10th pct {fmt_ms(percentile(banks, 0.1))}, least "
+                f"{fmt_ms(min(banks, default=math.nan))} over {len(banks)} requests"
             )
     faults = [r.fault for r in results if r.fault]
     if faults:
