@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--protocol", default="codingame", choices=["codingame"])
     parser.add_argument("--ms", type=float, default=100.0, help="time per turn, ms")
     parser.add_argument("--first-ms", type=float, default=1000.0, help="first turn, ms")
-    parser.add_argument("--safety-ms", type=float, default=10.0, help="kept back, ms")
+    parser.add_argument("--safety-ms", type=float, default=15.0, help="kept back, ms")
     parser.add_argument("--c", type=float, default=2.0, help="UCT exploration constant")
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)

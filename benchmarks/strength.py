@@ -303,7 +303,7 @@ def main(
         "ninefold as `ninefold bot --player SPEC`, openspiel as benchmarks/openspiel_bot.py.")),
     protocol: str = typer.Option("codingame", help="With --subprocess: the bots' protocol."),
     safety_ms: float = typer.Option(None, help="With --subprocess: the OpenSpiel bot's "
-                                    "safety, ms (its default: 10)."),
+                                    "safety, ms (its default: 15)."),
     first_move_ms: int = typer.Option(0, help="With --subprocess: extra time for each bot's "
                                       "first answer (no platform gives it; 0)."),
 ) -> None:
