@@ -217,6 +217,9 @@ def add_rows(table: Table, m: Measures) -> None:
     name = "time-outs" if per_turn else "time losses"
     table.add_row("", f"{name} (answers after the limit)", str(len(m.requests)),
                   str(m.timeouts), "", "", "0", _ok(m.timeouts == 0))
+    if m.timeouts:
+        firsts = sum(r.late for r in m.requests if r.turn == 0)
+        table.add_row("", "  of which first answers of a game", "", str(firsts), "", "", "", "")
     if not per_turn:
         top = m.tc.max_bank_ms or m.tc.bank_ms
         banks = m.banks
