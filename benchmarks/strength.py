@@ -32,11 +32,25 @@ import time
 from dataclasses import dataclass, field
 
 import typer
+from botgames import (
+    Request,
+    bot_requests,
+    fmt_ms,
+    lost_on_time,
+    ninefold_command,
+    openspiel_command,
+    percentile,
+    platform_control,
+)
+from openspiel_mcts import OpenSpielSearch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ninefold.arena.referee import Seat
+from ninefold.arena.referee import play_game as referee_game
 from ninefold.players import Limit, Player, PlayResult, make_player, register
-from ninefold.rules import Board, Mark, Move, random_opening
+from ninefold.protocols import PROTOCOLS, TimeControl
+from ninefold.rules import Board, Mark, Termination, random_opening
 
 app = typer.Typer(add_completion=False)
 console = Console()
@@ -51,49 +65,16 @@ class OpenSpielMCTS(Player):
 
     def __init__(self, ms: float | None = None, sims: int | None = None, c: float = 2.0,
                  solve: bool = False, seed: int | None = None) -> None:
-        import pyspiel
-
-        self.pyspiel = pyspiel
-        self.game = pyspiel.load_game("ultimate_tic_tac_toe")
-        self.ms, self.sims, self.c, self.solve = ms, sims, c, solve
-        self.seed = seed if seed is not None else random.randrange(1 << 30)
-
-    def _bot(self, limit: Limit):
-        ms = limit.move_ms or self.ms
-        if self.ms is not None and limit.move_ms is not None:
-            ms = min(self.ms, limit.move_ms)
-        sims = self.sims or 10**9
-        seconds = ms / 1000 if ms else -1.0
-        if sims == 10**9 and not ms:
-            sims = 1000
-        self.seed += 1
-        evaluator = self.pyspiel.RandomRolloutEvaluator(1, self.seed)
-        return self.pyspiel.MCTSBot(
-            self.game, evaluator, self.c, sims, 2000, self.solve, self.seed, False,
-            self.pyspiel.ChildSelectionPolicy.UCT, seconds,
-        )
-
-    def _state(self, board: Board):
-        state = self.game.new_initial_state()
-        replay = Board(board.rules)
-        for move in board.move_stack:
-            if replay.target is None:
-                state.apply_action(move.board)
-            state.apply_action(move.cell)
-            replay.push(move)
-        return state
+        self.search = OpenSpielSearch(sims=sims, c=c, solve=solve, seed=seed)
+        self.ms = ms
 
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         if board.rules.name != "standard":
             raise ValueError("OpenSpiel plays the standard rules only")
-        state = self._state(board)
-        if board.target is None:
-            b = self._bot(limit).step(state)
-            state.apply_action(b)
-        else:
-            b = board.target
-        c = self._bot(limit).step(state)
-        return PlayResult(Move(b, c))
+        ms = limit.move_ms or self.ms
+        if self.ms is not None and limit.move_ms is not None:
+            ms = min(self.ms, limit.move_ms)
+        return PlayResult(self.search.choose(board, ms))
 
 
 # --- games ------------------------------------------------------------------------------
@@ -107,6 +88,9 @@ class GameResult:
     overruns: dict[str, list[float]] = field(default_factory=dict)  # side -> ms past budget
     off_cpu: dict[str, list[float]] = field(default_factory=dict)  # side -> wall ms - CPU ms
     forfeit: str | None = None
+    # --subprocess: each side's answered requests, and a fault other than time that ended it
+    requests: dict[str, list[Request]] = field(default_factory=dict)
+    fault: str = ""
 
 
 @dataclass
@@ -117,6 +101,24 @@ class Config:
     ms: float | None
     bank: float | None
     inc: float
+    protocol: str | None = None  # --subprocess: both sides are bot processes speaking it
+    safety_ms: float | None = None  # the OpenSpiel bot's safety (its default if None)
+    first_move_ms: int = 0  # an allowance for the first answers (not the platform's)
+
+    def time_control(self) -> TimeControl:
+        """The platform's clock for --subprocess, with --ms or --bank/--inc."""
+        assert self.protocol is not None
+        return platform_control(
+            self.protocol, turn_ms=None if self.ms is None else round(self.ms),
+            bank_ms=None if self.bank is None else round(self.bank),
+            increment_ms=round(self.inc) if self.bank is not None else None)
+
+    def command(self, spec: str) -> str:
+        """The command of a side's bot process: OpenSpiel's, or ``ninefold bot``."""
+        assert self.protocol is not None
+        if spec == "openspiel":
+            return openspiel_command(self.protocol, self.ms, self.safety_ms)
+        return ninefold_command(self.protocol, spec, self.rules)
 
 
 _players: dict[tuple[str, str], Player] = {}
@@ -167,7 +169,29 @@ def play_game(cfg: Config, opening: str, a_is_x: bool) -> GameResult:
     return GameResult(outcome.score(a_mark), a_is_x, board.ply, overruns, off_cpu)
 
 
-def _job(args: tuple[Config, str, bool]) -> GameResult:
+def play_process_game(cfg: Config, opening: str | None, a_is_x: bool) -> GameResult:
+    """One game between two bot processes under the arena's referee, on the platform's
+    clock with no allowances: a late answer loses, as on the platform."""
+    tc = cfg.time_control()
+    a = Seat.external(cfg.command(cfg.spec_a), cfg.protocol or "", name="A", tc=tc)
+    b = Seat.external(cfg.command(cfg.spec_b), cfg.protocol or "", name="B", tc=tc)
+    x, o = (a, b) if a_is_x else (b, a)
+    result = referee_game(x, o, rules=cfg.rules, opening=opening,
+                          first_move_ms=cfg.first_move_ms)
+    a_mark = Mark.X if a_is_x else Mark.O
+    sides = {"A": a_mark, "B": a_mark.other}
+    forfeit = next((s for s, m in sides.items() if lost_on_time(result, m)), None)
+    fault = result.reason if result.termination in (
+        Termination.BOT_FAILURE, Termination.ILLEGAL_MOVE) else ""
+    return GameResult(result.outcome.score(a_mark), a_is_x, len(result.moves),
+                      {"A": [], "B": []}, {"A": [], "B": []}, forfeit=forfeit,
+                      requests={s: bot_requests(result, m, tc) for s, m in sides.items()},
+                      fault=fault)
+
+
+def _job(args: tuple[Config, str | None, bool]) -> GameResult:
+    if args[0].protocol:
+        return play_process_game(*args)
     return play_game(*args)
 
 
@@ -189,10 +213,16 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
     per_pair = [sum(v) / len(v) for v in pairs.values()]
     se = statistics.stdev(per_pair) / math.sqrt(len(per_pair)) if len(per_pair) > 1 else 0.5
     lo, hi = score - 1.96 * se, score + 1.96 * se
+    if cfg.protocol:
+        clock = f"bot processes speaking {cfg.protocol}, {cfg.time_control()}"
+    elif cfg.bank is None:
+        clock = f"{cfg.ms:g} ms/move"
+    else:
+        clock = f"bank {cfg.bank:g} ms + {cfg.inc:g} ms"
+    openings = "colour-swapped pairs" if cfg.protocol == "codingame" else "paired openings"
     lines = [
-        f"{cfg.spec_a} vs {cfg.spec_b}  ({cfg.rules}, "
-        + (f"{cfg.ms:g} ms/move" if cfg.bank is None else f"bank {cfg.bank:g} ms + {cfg.inc:g} ms")
-        + f", {n} games, {len(per_pair)} paired openings)",
+        f"{cfg.spec_a} vs {cfg.spec_b}  ({cfg.rules}, {clock}, {n} games, "
+        f"{len(per_pair)} {openings})",
         f"A: +{wins} ={draws} -{losses}   score {100 * score:.1f}% "
         f"[{100 * max(lo, 0):.1f}%, {100 * min(hi, 1):.1f}%]",
         f"Elo A-B: {elo(score):+.0f}  95% CI [{elo(lo):+.0f}, {elo(hi):+.0f}]",
@@ -201,8 +231,10 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
         f"mean game length {_mean([r.plies for r in results]):.1f} plies",
     ]
     forfeits = [r.forfeit for r in results if r.forfeit]
-    if forfeits or cfg.bank is not None:
+    if forfeits or cfg.bank is not None or cfg.protocol:
         lines.append(f"lost on time: A {forfeits.count('A')}, B {forfeits.count('B')}")
+    if cfg.protocol:
+        return "\n".join(lines + process_lines(results, cfg))
     for side, spec in (("A", cfg.spec_a), ("B", cfg.spec_b)):
         pairs = [p for r in results for p in zip(r.overruns[side], r.off_cpu[side], strict=True)]
         over = sorted(x for x, _ in pairs)
@@ -223,6 +255,33 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
     return "\n".join(lines)
 
 
+def process_lines(results: list[GameResult], cfg: Config) -> list[str]:
+    """--subprocess: each side's time a turn (from the write of the request to the read
+    of the answer), and its bank left from its 10th move on."""
+    lines = []
+    for side, spec in (("A", cfg.spec_a), ("B", cfg.spec_b)):
+        asked = [q for r in results for q in r.requests.get(side, [])]
+        turns = [q.ms for q in asked if q.turn > 0]
+        first = [q.ms for q in asked if q.turn == 0]
+        lines.append(
+            f"{side} ({spec}): time a turn median {fmt_ms(percentile(turns, 0.5))}, 99th pct "
+            f"{fmt_ms(percentile(turns, 0.99))}, worst {fmt_ms(max(turns, default=math.nan))} "
+            f"over {len(turns)} turns; first answers median {fmt_ms(percentile(first, 0.5))}, "
+            f"worst {fmt_ms(max(first, default=math.nan))}"
+        )
+        if cfg.time_control().is_bank:
+            banks = [q.limit_ms for q in asked if q.turn >= 9]
+            lines.append(
+                f"  bank left from its 10th move: median {fmt_ms(percentile(banks, 0.5))}, "
+                f"10th pct {fmt_ms(percentile(banks, 0.1))}, least "
+                f"{fmt_ms(min(banks, default=math.nan))} over {len(banks)} requests"
+            )
+    faults = [r.fault for r in results if r.fault]
+    if faults:
+        lines.append(f"{len(faults)} games lost by a fault, first: {faults[0][:100]}")
+    return lines
+
+
 def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
 
@@ -235,11 +294,34 @@ def main(
     ms: float = typer.Option(100.0, help="Time per move, ms (ignored with --bank)."),
     bank: float = typer.Option(None, help="Time bank in ms (its maximum too)."),
     inc: float = typer.Option(0.0, help="Increment per move in ms, with --bank."),
-    rules: str = typer.Option("standard", help="Rules preset."),
+    rules: str = typer.Option(None, help="Rules preset (default: standard; codingame for "
+                              "--subprocess --protocol codingame)."),
     jobs: int = typer.Option(1, help="Games played at once (processes)."),
     seed: int = typer.Option(1, help="Seed for the openings."),
+    subprocess: bool = typer.Option(False, "--subprocess", help=(
+        "Both sides as bot processes under the arena's referee, on the platform's clock: "
+        "ninefold as `ninefold bot --player SPEC`, openspiel as benchmarks/openspiel_bot.py.")),
+    protocol: str = typer.Option("codingame", help="With --subprocess: the bots' protocol."),
+    safety_ms: float = typer.Option(None, help="With --subprocess: the OpenSpiel bot's "
+                                    "safety, ms (its default: 15)."),
+    first_move_ms: int = typer.Option(0, help="With --subprocess: extra time for each bot's "
+                                      "first answer (no platform gives it; 0)."),
 ) -> None:
-    cfg = Config(a, b, rules, None if bank else ms, bank, inc)
+    protocol = protocol.strip().lower()
+    if subprocess and protocol not in PROTOCOLS:
+        raise typer.BadParameter(f"choose one of {', '.join(PROTOCOLS)}", param_hint="--protocol")
+    if subprocess and protocol == "codingame" and bank:
+        raise typer.BadParameter("the codingame protocol has a time per turn (--ms), no bank",
+                                 param_hint="--bank")
+    if subprocess and "openspiel" in (a, b) and protocol != "codingame":
+        raise typer.BadParameter("the OpenSpiel bot speaks codingame only",
+                                 param_hint="--protocol")
+    rules = rules or ("codingame" if subprocess and protocol == "codingame" else "standard")
+    if subprocess and protocol != "codingame" and not bank:
+        bank, inc = float(TimeControl().bank_ms), float(TimeControl().increment_ms)
+    cfg = Config(a, b, rules, None if bank else ms, bank, inc,
+                 protocol=protocol if subprocess else None, safety_ms=safety_ms,
+                 first_move_ms=first_move_ms)
     results = run_match(cfg, games, jobs, seed)
     console.print(summarize(results, cfg), highlight=False, soft_wrap=True)
 
@@ -251,7 +333,8 @@ def run_match(cfg: Config, games: int, jobs: int, seed: int) -> list[GameResult]
     pairs = (games + 1) // 2
     tasks = []
     for _ in range(pairs):
-        opening = random_opening(rng)
+        # a CodinGame bot only learns the last move: it cannot start from an opening
+        opening = None if cfg.protocol == "codingame" else random_opening(rng)
         tasks += [(cfg, opening, True), (cfg, opening, False)]
     results: list[GameResult | None] = [None] * len(tasks)
     with Progress(

@@ -1,0 +1,171 @@
+"""Games between bot processes as a platform plays them: the pieces `bot_clock.py` and
+`strength.py --subprocess` share.
+
+Both scripts start real bot processes (``ninefold bot``, or `openspiel_bot.py`)
+and play them with the arena's referee (`ninefold.arena.referee.play_game`),
+which times every request from the write of its first line to the read of
+the answer (`ninefold.protocols.connection.BotConnection.ask`). This module
+says how to start ninefold as a bot, what the platforms' clocks are, which
+requests of a finished game were a given bot's (with the time it was given,
+replayed on the referee's own `Clock`), and how to keep the cores busy.
+
+>>> str(platform_control("codingame")), str(platform_control("codingame", turn_ms=50))
+('turn=100,first=1000', 'turn=50,first=1000')
+>>> str(platform_control("riddles", bank_ms=5000, increment_ms=200))
+'bank=5000,inc=200'
+>>> percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5), percentile([], 0.5)
+(3.0, nan)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ninefold.arena.referee import GameResult
+from ninefold.protocols import Clock, TimeControl
+from ninefold.rules import Board, Mark, Termination
+
+HERE = Path(__file__).resolve().parent
+OPENSPIEL_BOT = HERE / "openspiel_bot.py"
+LOAD_MAX_S = 4 * 3600  # a spinning process ends by itself after this, whatever happens
+
+
+def ninefold_command(protocol: str, spec: str | None = None, rules: str | None = None) -> str:
+    """The command line of ``ninefold bot`` as installed next to this Python.
+
+    >>> ninefold_command("codingame", "mcts:c=0.6").split()[-5:]
+    ['bot', '--protocol', 'codingame', '--player', 'mcts:c=0.6']
+    """
+    script = Path(sys.executable).with_name("ninefold")
+    argv = [str(script)] if script.exists() else [sys.executable, "-m", "ninefold.cli"]
+    argv += ["bot", "--protocol", protocol]
+    if spec:
+        argv += ["--player", spec]
+    if rules:
+        argv += ["--rules", rules]
+    return shlex.join(argv)
+
+
+def openspiel_command(protocol: str, ms: float | None = None, safety_ms: float | None = None,
+                      seed: int | None = None) -> str:
+    """The command line of OpenSpiel's MCTSBot as a bot process (`openspiel_bot.py`)."""
+    argv = [sys.executable, str(OPENSPIEL_BOT), "--protocol", protocol]
+    for flag, value in (("--ms", ms), ("--safety-ms", safety_ms), ("--seed", seed)):
+        if value is not None:
+            argv += [flag, f"{value:g}"]
+    return shlex.join(argv)
+
+
+def platform_control(protocol: str, turn_ms: int | None = None, bank_ms: int | None = None,
+                     increment_ms: int | None = None) -> TimeControl:
+    """The platform's clock for `protocol` (CodinGame: 1,000 ms first turn, then 100 ms;
+    AI Games and Riddles: a 10 s bank, which is also its maximum, + 500 ms a move),
+    with the given values changed; no referee allowances."""
+    tc = TimeControl.for_protocol(protocol)
+    if not tc.is_bank and turn_ms is not None:
+        tc = replace(tc, turn_ms=turn_ms)
+    if tc.is_bank and bank_ms is not None:
+        tc = replace(tc, bank_ms=bank_ms)
+    if tc.is_bank and increment_ms is not None:
+        tc = replace(tc, increment_ms=increment_ms)
+    return tc
+
+
+@dataclass(frozen=True)
+class Request:
+    """One move request answered by one bot: its number in the game (0 = the bot's
+    first), the time it was given (the turn's time, or the bank left) and took."""
+
+    turn: int
+    limit_ms: float
+    ms: float
+
+    @property
+    def late(self) -> bool:
+        """Answered after the limit: a time-out on the platform."""
+        return self.ms > self.limit_ms
+
+
+def bot_requests(result: GameResult, mark: Mark, tc: TimeControl) -> list[Request]:
+    """The requests `mark` answered in `result`, each with the limit the referee's
+    `Clock` (with control `tc`) gave it. A request that got no answer at all (the
+    referee gave up on it) is not in `result.times_ms`: see `lost_on_time`."""
+    first = Board(result.rules, opening=result.opening).ply
+    clock = Clock(tc)
+    requests = []
+    for i, ms in enumerate(result.times_ms):
+        mover = Mark.X if (first + i) % 2 == 0 else Mark.O
+        if mover is not mark:
+            continue
+        limit = clock.told_ms()
+        requests.append(Request(clock.requests, float(limit), ms))
+        clock.charge(ms)
+    return requests
+
+
+def lost_on_time(result: GameResult, mark: Mark) -> bool:
+    """Did `mark` lose `result` because the referee stopped waiting for its answer?"""
+    return result.termination is Termination.TIME_FORFEIT and result.winner is mark.other
+
+
+def percentile(xs: list[float], q: float) -> float:
+    """The `q` quantile of `xs` (nearest rank; nan when empty)."""
+    if not xs:
+        return math.nan
+    ordered = sorted(xs)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def fmt_ms(x: float) -> str:
+    """Milliseconds for a report, "-" when there is no value.
+
+    >>> fmt_ms(12.34), fmt_ms(math.nan)
+    ('12 ms', '-')
+    """
+    return "-" if math.isnan(x) else f"{x:.0f} ms"
+
+
+class Load:
+    """`n` processes spinning on the CPU while the block runs, each ended at the end
+    (and by itself once this process is gone, or after `LOAD_MAX_S`).
+
+    >>> with Load(1) as load:
+    ...     len(load.procs), load.procs[0].poll() is None
+    (1, True)
+    >>> load.procs[0].poll() is not None
+    True
+    """
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    def __enter__(self) -> Load:
+        spin = (
+            "import os, time\n"
+            f"parent, end = {os.getpid()}, time.monotonic() + {LOAD_MAX_S}\n"
+            "while os.getppid() == parent and time.monotonic() < end:\n"
+            "    for _ in range(200000): pass\n"
+        )
+        try:
+            for _ in range(self.n):
+                self.procs.append(subprocess.Popen([sys.executable, "-c", spin]))
+        except BaseException:
+            self.__exit__()
+            raise
+        if self.n:
+            time.sleep(0.3)  # let them reach the CPU
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()

@@ -1,0 +1,92 @@
+"""The benchmarks that play real bot processes (`bot_clock.py`, `strength.py --subprocess`)
+run end to end on tiny settings, so they cannot rot. No assertion on speed."""
+
+from __future__ import annotations
+
+import doctest
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import botgames  # noqa: E402
+import openspiel_mcts  # noqa: E402
+
+from ninefold.arena.referee import GameResult, Seat, play_game  # noqa: E402
+from ninefold.protocols import TimeControl  # noqa: E402
+from ninefold.rules import Mark, Outcome, Rules, Termination  # noqa: E402
+
+
+def run(script: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
+                          text=True, timeout=timeout, env=dict(os.environ, COLUMNS="200"))
+
+
+@pytest.mark.parametrize("module", [botgames, openspiel_mcts])
+def test_doctests(module):
+    assert doctest.testmod(module).failed == 0
+
+
+def test_bot_requests_replay_the_referees_clock():
+    # After a four-move opening X moves first: its answers took 9.7 s, 0.3 s, 1.2 s, so
+    # it was told the 10 s bank, then 10000 - 9700 + 500, then 800 - 300 + 500.
+    result = GameResult(x="a", o="b", rules=Rules(), opening="53271", moves=[],
+                        times_ms=[9700.0, 50.0, 300.0, 60.0, 1200.0],
+                        outcome=Outcome(Mark.O, Termination.TIME_FORFEIT), reason="a (X)")
+    tc = TimeControl(bank_ms=10000, increment_ms=500)
+    asked = botgames.bot_requests(result, Mark.X, tc)
+    assert [(q.turn, q.limit_ms, q.ms) for q in asked] == [
+        (0, 10000.0, 9700.0), (1, 800.0, 300.0), (2, 1000.0, 1200.0)]
+    assert [q.late for q in asked] == [False, False, True]
+    o_limits = [q.limit_ms for q in botgames.bot_requests(result, Mark.O, tc)]
+    assert o_limits == [10000.0, 10000.0]  # never above the bank's maximum
+    assert botgames.lost_on_time(result, Mark.X) and not botgames.lost_on_time(result, Mark.O)
+
+
+def test_openspiel_bot_plays_whole_codingame_games():
+    tc = TimeControl(turn_ms=100, first_turn_ms=1000, slack_ms=2000, first_move_ms=5000)
+    bot = Seat.external(botgames.openspiel_command("codingame", ms=30), "codingame",
+                        name="openspiel", tc=tc)
+    for x, o in ((bot, Seat.builtin("random:seed=3")), (Seat.builtin("random:seed=4"), bot)):
+        result = play_game(x, o, rules="codingame")
+        assert result.termination not in (Termination.BOT_FAILURE, Termination.ILLEGAL_MOVE)
+        assert len(result.times_ms) >= 10
+
+
+def test_bot_clock_runs_a_tiny_measure():
+    done = run("bot_clock.py", "--protocols", "codingame", "--no-cold", "--starts", "1",
+               "--turns", "3", "--opponent", "random")
+    assert done.returncode == 0, done.stderr
+    for text in ("first answer, warm cache", "time used a turn", "time-outs", "median ≥ 85"):
+        assert text in done.stdout
+
+
+def test_bot_clock_refuses_an_unknown_protocol():
+    done = run("bot_clock.py", "--protocols", "codingame,nope", "--turns", "1")
+    assert done.returncode == 2 and "--protocols" in done.stderr
+
+
+def test_strength_subprocess_against_openspiel():
+    done = run("strength.py", "random", "openspiel", "--subprocess", "--games", "2",
+               "--ms", "50", "--first-move-ms", "5000")
+    assert done.returncode == 0, done.stderr
+    assert "bot processes speaking codingame, turn=50,first=1000, 2 games" in done.stdout
+    assert "lost on time: A" in done.stdout and "A (random): time a turn" in done.stdout
+
+
+def test_strength_subprocess_bank_mode_reports_banks():
+    done = run("strength.py", "random", "random:seed=2", "--subprocess", "--protocol",
+               "riddles", "--games", "2", "--bank", "3000", "--inc", "100")
+    assert done.returncode == 0, done.stderr
+    assert "riddles, bank=3000,inc=100" in done.stdout
+    assert done.stdout.count("bank left from its 10th move") == 2
+
+
+def test_strength_subprocess_openspiel_speaks_codingame_only():
+    done = run("strength.py", "mcts", "openspiel", "--subprocess", "--protocol", "riddles")
+    assert done.returncode == 2 and "codingame only" in done.stderr
