@@ -54,6 +54,7 @@ BANK_HORIZON_MOVES = 8.0  # spend the bank above the reserve over at most this m
 PLAN_INCREMENT_SHARE = 0.9  # a move plans this share of the increment plus its share of
 # the rest ...
 MOST_BANK_SHARE = 0.5  # ... but never more than this share of the usable bank
+LEAST_THINK_SHARE = 0.5  # a clear choice stops early, but not before this share of the plan
 EXTEND_FACTOR = 2.5  # an unclear choice may think this many times the planned time
 FLAT_MOVES = 20.0  # ``tm=flat``: the increment plus a twentieth of the rest
 
@@ -123,7 +124,8 @@ def moves_left(empty: int) -> float:
 
 class BankPlan(NamedTuple):
     """A move's plan from a time bank, in ms: think at least `least_ms` (less would let
-    the bank overflow at its cap), about `think_ms`, at most `most_ms`."""
+    the bank overflow at its cap, or keep back what the plan means to spend), about
+    `think_ms`, at most `most_ms`."""
 
     least_ms: float
     think_ms: float
@@ -161,13 +163,15 @@ def bank_plan(bank_ms: float, increment_ms: float, max_bank_ms: float | None,
     reserve over the moves still to come (at most `BANK_HORIZON_MOVES`, so the
     bank is spent in the middle game, where thinking pays, rather than kept
     to overflow at the cap), and at least what would overflow; never past
-    `MOST_BANK_SHARE` of the bank above the reserve. `flat` plans the
-    increment plus a fixed fraction of the rest.
+    `MOST_BANK_SHARE` of the bank above the reserve. A clear choice may stop
+    early, but not before `least_ms`: what would overflow, and at least
+    `LEAST_THINK_SHARE` of the plan. `flat` plans the increment plus a fixed
+    fraction of the rest (and may stop whenever the choice is clear).
 
     >>> bank_plan(10000.0, 500.0, 10000.0, 81)
-    BankPlan(least_ms=500.0, think_ms=1505.0, most_ms=4470.0)
+    BankPlan(least_ms=752.5, think_ms=1505.0, most_ms=4470.0)
     >>> [round(ms) for ms in bank_plan(2000.0, 500.0, 10000.0, 20)]   # low: about the increment
-    [0, 523, 523]
+    [262, 523, 523]
     """
     cap = max(bank_ms - BANK_RESERVE_MS, 1.0)  # never plan past the bank's last part
     usable = max(bank_ms - bank_reserve_ms(bank_ms, max_bank_ms), 0.0)
@@ -176,8 +180,9 @@ def bank_plan(bank_ms: float, increment_ms: float, max_bank_ms: float | None,
     else:
         moves = min(moves_left(empty), BANK_HORIZON_MOVES)
         planned = share_ms(increment_ms, usable - increment_ms, moves, PLAN_INCREMENT_SHARE)
-    least = 0.0 if flat else min(overflow_ms(bank_ms, increment_ms, max_bank_ms), cap)
-    think = max(1.0, min(max(planned, least), cap))
+    overflow = 0.0 if flat else min(overflow_ms(bank_ms, increment_ms, max_bank_ms), cap)
+    think = max(1.0, min(max(planned, overflow), cap))
+    least = 0.0 if flat else max(overflow, LEAST_THINK_SHARE * think)
     most = min(max(MOST_BANK_SHARE * usable, think), cap)
     return BankPlan(least, think, most)
 
@@ -235,7 +240,7 @@ def quantile(values: Sequence[float], q: float) -> float:
     (5.0, 2.0)
     """
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
 def turn_safety_ms(turn_ms: float, overshoots: Sequence[float]) -> float:
