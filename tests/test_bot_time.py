@@ -83,7 +83,7 @@ def test_codingame_bot_uses_most_of_its_turn_and_never_times_out() -> None:
     assert result.termination in (Termination.LINE, Termination.NO_MOVES,
                                   Termination.BOARD_COUNT), result.reason
     used = _bot_times(result, Mark.X)[1:]  # the first turn has 1000 ms
-    thinking = [ms for ms in used[:-4]]  # the last moves are often forced or proven
+    thinking = used[:-4]  # the last moves are often forced or proven
     assert statistics.median(thinking) >= 60.0, used
 
 

@@ -83,7 +83,7 @@ def test_bank_plan_stays_within_the_bank(bank: float, empty: int, increment: flo
     for top in (None, bank, 2 * bank):
         plan = bank_plan(bank, inc, top, empty)
         assert 0.0 <= plan.least_ms <= plan.think_ms <= plan.most_ms <= cap
-        assert 1.0 <= plan.think_ms
+        assert plan.think_ms >= 1.0
         flat = bank_plan(bank, inc, top, empty, flat=True)
         assert 1.0 <= flat.think_ms <= cap
 
@@ -140,7 +140,7 @@ def test_runner_hard_limit_leaves_the_player_its_plan(bank: float, increment: fl
         plan = bank_plan(handed, min(increment, handed), bank, empty)
         if bank > 4 * timing.RUNNER_SAFETY_MS:
             assert plan.most_ms < hard < bank
-    assert 1.0 <= hard
+    assert hard >= 1.0
 
 
 def test_quantile_is_the_nearest_rank_from_above() -> None:
