@@ -47,6 +47,7 @@ def test_codingame_runner_gives_the_player_the_turn_less_the_safety() -> None:
     assert later is not None
     assert (1 - timing.TURN_SAFETY_CAP_SHARE) * 100 <= later <= 100 - timing.TURN_SAFETY_FLOOR_MS
     assert len(r.overshoots) == 1  # the second answer was timed (the first paid the start)
+    assert len(r.wakes) == 2 and min(r.wakes) >= 0  # and both wake-ups after the player
 
 
 def test_bank_runner_hands_the_player_the_bank_its_increment_and_its_cap() -> None:

@@ -165,6 +165,21 @@ def test_turn_safety_starts_from_the_prior_and_adapts() -> None:
     assert turn_safety_ms(100.0, [50.0] * 10 + quiet) == timing.TURN_SAFETY_FLOOR_MS
 
 
+def test_turn_safety_covers_the_wake_ups_it_cannot_see() -> None:
+    """The referee's write and the pipe back wait for the scheduler like the thread
+    wake-ups the bot measures: slow wake-ups mean a larger safety, even when the
+    player itself stops early."""
+    quiet = [-3.0] * 64
+    assert turn_safety_ms(100.0, quiet, [0.1] * 64) == timing.TURN_SAFETY_FLOOR_MS
+    slow = [0.1] * 54 + [6.0] * 10
+    assert turn_safety_ms(100.0, quiet, slow) == pytest.approx(
+        timing.TURN_UNSEEN_MS + timing.TURN_WAKE_FACTOR * 6.0)
+    assert turn_safety_ms(100.0, [5.0] * 64, slow) == pytest.approx(
+        5.0 + timing.TURN_UNSEEN_MS + timing.TURN_WAKE_FACTOR * 6.0)
+    assert runner_turn_plan(100.0, quiet, slow).think_ms == pytest.approx(
+        100.0 - timing.TURN_UNSEEN_MS - timing.TURN_WAKE_FACTOR * 6.0)
+
+
 @pytest.mark.parametrize("turn", [1.0, 5.0, 20.0, 100.0, 1000.0])
 @pytest.mark.parametrize("seen", [[], [-3.0] * 64, [15.0] * 64, [1e6]])
 def test_runner_turn_plan_uses_the_turn_less_the_safety(turn: float, seen: list[float]) -> None:

@@ -77,6 +77,7 @@ TURN_SAFETY_PRIOR_WEIGHT = 16  # ... as if seen this many times (it fades as tur
 TURN_SAFETY_WINDOW = 64  # the overshoots of this many recent turns count
 TURN_SAFETY_QUANTILE = 0.95  # the safety covers this share of them
 TURN_UNSEEN_MS = 2.0  # added: the referee's write and the pipe back, which the bot cannot time
+TURN_WAKE_FACTOR = 2.0  # ... and each of them waits for a wake-up like the ones measured
 TURN_SAFETY_FLOOR_MS = 4.0  # never aim closer to the end of a turn than this
 TURN_SAFETY_CAP_SHARE = 0.3  # nor keep back more than this share of the turn
 TURN_HARD_MARGIN_MS = 3.0  # a legal move is sent anyway this long before the turn ends
@@ -243,14 +244,19 @@ def quantile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
-def turn_safety_ms(turn_ms: float, overshoots: Sequence[float]) -> float:
+def turn_safety_ms(turn_ms: float, overshoots: Sequence[float],
+                   wakes: Sequence[float] = ()) -> float:
     """What to keep back of a `turn_ms` turn, given this process's recent overshoots
     (ms past its planned thinking time, from the request's first line to the answer
     written; the newest last).
 
     A high quantile of the overshoots (`TURN_SAFETY_PRIOR_MS` stands in for turns not
-    yet seen) plus `TURN_UNSEEN_MS`, between `TURN_SAFETY_FLOOR_MS` and
-    `TURN_SAFETY_CAP_SHARE` of the turn.
+    yet seen; none below 0: a player that stops early keeps that time for its own
+    stalls) plus `TURN_UNSEEN_MS` and `TURN_WAKE_FACTOR` times the same quantile of
+    `wakes` (ms a thread of this process took to wake up when it could run: the
+    scheduler's latency, which the write of the request and the read of the answer
+    suffer too, unseen), between `TURN_SAFETY_FLOOR_MS` and `TURN_SAFETY_CAP_SHARE` of
+    the turn.
 
     >>> turn_safety_ms(100.0, [])          # the prior
     6.0
@@ -263,12 +269,15 @@ def turn_safety_ms(turn_ms: float, overshoots: Sequence[float]) -> float:
     """
     seen = list(overshoots)[-TURN_SAFETY_WINDOW:]
     prior = [TURN_SAFETY_PRIOR_MS] * max(0, TURN_SAFETY_PRIOR_WEIGHT - len(seen))
-    high = quantile(seen + prior, TURN_SAFETY_QUANTILE)
+    high = max(quantile(seen + prior, TURN_SAFETY_QUANTILE), 0.0)
+    recent = list(wakes)[-TURN_SAFETY_WINDOW:]
+    wake = quantile(recent, TURN_SAFETY_QUANTILE) if recent else 0.0
     cap = max(TURN_SAFETY_CAP_SHARE * turn_ms, TURN_SAFETY_FLOOR_MS)
-    return min(max(high + TURN_UNSEEN_MS, TURN_SAFETY_FLOOR_MS), cap)
+    return min(max(high + TURN_UNSEEN_MS + TURN_WAKE_FACTOR * wake, TURN_SAFETY_FLOOR_MS), cap)
 
 
-def runner_turn_plan(turn_ms: float, overshoots: Sequence[float]) -> Plan:
+def runner_turn_plan(turn_ms: float, overshoots: Sequence[float],
+                     wakes: Sequence[float] = ()) -> Plan:
     """ninefold as a bot with a fixed `turn_ms` for this turn (CodinGame): think until
     the turn less `turn_safety_ms`, answer anyway by the turn less `TURN_HARD_MARGIN_MS`
     (both counted from the request's first line).
@@ -276,5 +285,5 @@ def runner_turn_plan(turn_ms: float, overshoots: Sequence[float]) -> Plan:
     >>> runner_turn_plan(1000.0, [])
     Plan(think_ms=994.0, hard_ms=997.0)
     """
-    think = max(1.0, turn_ms - turn_safety_ms(turn_ms, overshoots))
+    think = max(1.0, turn_ms - turn_safety_ms(turn_ms, overshoots, wakes))
     return Plan(think, max(think, turn_ms - TURN_HARD_MARGIN_MS))

@@ -59,6 +59,7 @@ class BotRunner(ABC):
         self.requests = 0
         # per turn: how far past its planned thinking time each answer was written
         self.overshoots: deque[float] = deque(maxlen=timing.TURN_SAFETY_WINDOW)
+        self.wakes: deque[float] = deque(maxlen=timing.TURN_SAFETY_WINDOW)
         self._gc_paused = False
 
     def startup_ms(self, at: float | None = None) -> float:
@@ -119,6 +120,7 @@ class BotRunner(ABC):
                 box["error"] = exc
             finally:
                 self._busy.clear()
+                box["done_at"] = time.monotonic()
                 done.set()
 
         threading.Thread(target=think, daemon=True).start()
@@ -126,6 +128,9 @@ class BotRunner(ABC):
         if not done.wait(wait_s):
             self.note(f"player overran {hard_ms:.0f} ms: playing a random move")
             return self.rng.choice(legal)
+        # how long this thread took to wake once the player was done: the scheduler's
+        # latency, which the referee's write and the pipe back suffer too
+        self.wakes.append(1000.0 * (time.monotonic() - box.get("done_at", time.monotonic())))
         move = box.get("move")
         if move is None or move not in legal:
             self.note(f"player gave {move!r} ({box.get('error')!r}): playing a random move")
@@ -142,8 +147,9 @@ class BotRunner(ABC):
 
     def turn_budget(self, turn_ms: float) -> timing.Plan:
         """(think, hard) times in ms, from the request's arrival, for a fixed time per
-        turn: the turn less the safety this process has measured (`turn_done`)."""
-        return timing.runner_turn_plan(turn_ms, self.overshoots)
+        turn: the turn less the safety this process has measured (`turn_done`, and the
+        wake-ups of `choose`)."""
+        return timing.runner_turn_plan(turn_ms, self.overshoots, self.wakes)
 
     def turn_done(self, start: float, think_ms: float) -> None:
         """An answer to a request that arrived at `start`, planned to think `think_ms`,
