@@ -50,7 +50,7 @@ def test_bank_plan_numbers() -> None:
     assert plan.think_ms == pytest.approx(450.0 + (usable - 500.0) / timing.BANK_HORIZON_MOVES)
     assert plan.most_ms == pytest.approx(0.5 * usable)
     assert plan.least_ms == timing.LEAST_THINK_SHARE * plan.think_ms  # a clear choice
-    assert bank_plan(10000.0, 2000.0, 10000.0, 81).least_ms == 2000.0  # else it overflows
+    assert bank_plan(10000.0, 4000.0, 10000.0, 81).least_ms == 4000.0  # else it overflows
     late = bank_plan(10000.0, 500.0, 10000.0, 5)  # few moves left: a larger share ...
     assert late.think_ms == pytest.approx(450.0 + (usable - 500.0) / timing.LEAST_MOVES_LEFT)
     assert late.think_ms > plan.think_ms and late.most_ms == plan.most_ms
@@ -69,8 +69,8 @@ def test_overflow_is_what_the_cap_would_throw_away() -> None:
     # a plan that thinks clearly less than the increment at the cap would waste it
     for empty in (81, 40, 3):
         assert bank_plan(10000.0, 500.0, 10000.0, empty).least_ms >= 500.0
-    low = bank_plan(10000.0, 2000.0, 10000.0, 81)
-    assert low.least_ms == 2000.0 and low.think_ms >= 2000.0
+    low = bank_plan(10000.0, 4000.0, 10000.0, 81)
+    assert low.least_ms == 4000.0 and low.think_ms >= 4000.0
     assert bank_plan(9000.0, 2000.0, 10000.0, 81).least_ms >= 1000.0
 
 

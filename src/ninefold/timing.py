@@ -54,7 +54,7 @@ BANK_HORIZON_MOVES = 8.0  # spend the bank above the reserve over at most this m
 PLAN_INCREMENT_SHARE = 0.9  # a move plans this share of the increment plus its share of
 # the rest ...
 MOST_BANK_SHARE = 0.5  # ... but never more than this share of the usable bank
-LEAST_THINK_SHARE = 0.5  # a clear choice stops early, but not before this share of the plan
+LEAST_THINK_SHARE = 0.75  # a clear choice stops early, but not before this share of the plan
 EXTEND_FACTOR = 2.5  # an unclear choice may think this many times the planned time
 FLAT_MOVES = 20.0  # ``tm=flat``: the increment plus a twentieth of the rest
 
@@ -170,9 +170,9 @@ def bank_plan(bank_ms: float, increment_ms: float, max_bank_ms: float | None,
     fraction of the rest (and may stop whenever the choice is clear).
 
     >>> bank_plan(10000.0, 500.0, 10000.0, 81)
-    BankPlan(least_ms=752.5, think_ms=1505.0, most_ms=4470.0)
+    BankPlan(least_ms=1128.75, think_ms=1505.0, most_ms=4470.0)
     >>> [round(ms) for ms in bank_plan(2000.0, 500.0, 10000.0, 20)]   # low: about the increment
-    [262, 523, 523]
+    [392, 523, 523]
     """
     cap = max(bank_ms - BANK_RESERVE_MS, 1.0)  # never plan past the bank's last part
     usable = max(bank_ms - bank_reserve_ms(bank_ms, max_bank_ms), 0.0)
