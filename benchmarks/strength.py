@@ -147,7 +147,7 @@ def play_game(cfg: Config, opening: str, a_is_x: bool) -> GameResult:
         player = by_mark[mark]
         if cfg.bank is not None:
             banks[mark] = min(cfg.bank, banks[mark] + cfg.inc) if board.ply >= 6 else cfg.bank
-            limit = Limit(bank_ms=banks[mark], increment_ms=cfg.inc)
+            limit = Limit(bank_ms=banks[mark], increment_ms=cfg.inc, max_bank_ms=cfg.bank)
         else:
             limit = Limit(move_ms=cfg.ms)
         t0, c0 = time.perf_counter(), time.process_time()

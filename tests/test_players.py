@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from ninefold import PRESETS, Board, Move, kernel
+from ninefold import PRESETS, Board, Move, kernel, timing
 from ninefold.players import (
     LADDER,
     REGISTRY,
@@ -406,6 +406,33 @@ def test_time_bank_budget_is_planned_within_the_bank() -> None:
     board = Board()
     result = player.play(board, Limit(bank_ms=300, increment_ms=50))
     assert result.info["ms"] < 300
+
+
+def test_bank_budget_knows_the_cap_and_does_not_stop_before_the_overflow() -> None:
+    """With the bank's maximum known, a full bank's move may not stop early (decided)
+    before what would overflow at the cap; it may think longer when unclear."""
+    player = MCTSPlayer(seed=1)
+    full = Limit(bank_ms=10000, increment_ms=500, max_bank_ms=10000)
+    budget = player._budget(Board(), full, start=0.0)
+    plan = timing.bank_plan(10000.0, 500.0, 10000.0, 81)
+    assert budget.least_until == pytest.approx(plan.least_ms / 1000) and plan.least_ms >= 500
+    assert budget.deadline == pytest.approx((plan.think_ms - timing.MCTS_SAFETY_MS) / 1000)
+    assert budget.extend_to is not None and budget.extend_to > budget.deadline
+    assert budget.halfway == pytest.approx(budget.deadline / 2)
+    flat = MCTSPlayer(seed=1, tm="flat")._budget(Board(), full, start=0.0)
+    assert flat.least_until is None and flat.extend_to is None
+    moves = MCTSPlayer(seed=1)._budget(Board(), Limit(move_ms=100), start=0.0)
+    assert moves.least_until is None and moves.extend_to is None
+
+
+def test_a_best_move_that_changed_since_halfway_is_unclear() -> None:
+    player = MCTSPlayer(seed=1)
+    player.play(Board(), Limit(sims=3000))
+    best = player._best_action(player.trees[0])
+    assert best is not None
+    other = next(m.action for m in Board().legal_moves if m.action != best)
+    player._early_best = other  # halfway through, another move led
+    assert player._unclear()
 
 
 def test_stall_margin_keeps_recent_stalls_in_hand_up_to_a_quarter() -> None:

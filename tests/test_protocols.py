@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from ninefold import timing
 from ninefold.arena.checkbot import SITUATIONS, Check, check_bot, passed, verdict
 from ninefold.arena.referee import Seat, play_game
 from ninefold.players import make_player
@@ -225,8 +226,11 @@ def test_time_control_round_trips_through_text() -> None:
 def test_runner_budget_never_exceeds_bank() -> None:
     r = runner("aigames", make_player("random"), inp=io.StringIO(""), out=io.StringIO())
     for bank in (10000, 5000, 1000, 500, 200, 50, 10):
-        think, hard = r.bank_budget(bank, 500)
-        assert 0 < think <= hard < bank or bank <= 60
+        limit, hard = r.bank_budget(bank, 500, 10000)
+        assert limit.bank_ms is not None and limit.max_bank_ms == 10000
+        assert (0 < limit.bank_ms < bank and 0 < hard < bank) or bank <= 60
+        plan = timing.bank_plan(limit.bank_ms, 500, 10000, 81)  # what MCTS will plan
+        assert plan.most_ms <= hard or bank <= 60
 
 
 # --- ninefold's own end, in-process --------------------------------------------------------

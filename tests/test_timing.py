@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import statistics
 
 import pytest
 
@@ -10,13 +11,18 @@ from ninefold import timing
 from ninefold.timing import (
     Plan,
     alphabeta_bank_ms,
+    bank_plan,
+    bank_reserve_ms,
     extension_ms,
     mcts_bank_plan,
     moves_left,
-    runner_bank_plan,
+    overflow_ms,
+    quantile,
+    runner_bank_hard_ms,
     runner_turn_plan,
     search_ms,
     stall_margin_ms,
+    turn_safety_ms,
 )
 
 BANKS = [1.0, 10.0, 50.0, 60.0, 61.0, 100.0, 500.0, 1000.0, 5000.0, 10000.0, 60000.0]
@@ -36,33 +42,79 @@ def test_moves_left_counts_our_share_of_the_empty_squares() -> None:
     assert moves_left(0) == moves_left(10) == timing.LEAST_MOVES_LEFT
 
 
-def test_mcts_bank_plan_numbers() -> None:
-    plan = mcts_bank_plan(10000.0, 500.0, 81)
-    assert plan.think_ms == pytest.approx(450.0 + 9500.0 / 18.0)
-    assert plan.hard_ms == pytest.approx(0.5 * 9940.0)
-    late = mcts_bank_plan(10000.0, 500.0, 5)  # few moves left: a larger share ...
-    assert late.think_ms == pytest.approx(450.0 + 9500.0 / 4.0)
-    assert mcts_bank_plan(10000.0, 5000.0, 5).think_ms == pytest.approx(0.4 * 9940.0)  # capped
-    flat = mcts_bank_plan(10000.0, 500.0, 81, flat=True)
-    assert flat.think_ms == pytest.approx(500.0 + 9500.0 / 20.0)
+def test_bank_plan_numbers() -> None:
+    plan = bank_plan(10000.0, 500.0, 10000.0, 81)
+    reserve = 60.0 + 0.1 * 10000.0
+    usable = 10000.0 - reserve
+    assert bank_reserve_ms(10000.0, 10000.0) == reserve
+    assert plan.think_ms == pytest.approx(450.0 + (usable - 500.0) / timing.BANK_HORIZON_MOVES)
+    assert plan.most_ms == pytest.approx(0.5 * usable)
+    assert plan.least_ms == timing.LEAST_THINK_SHARE * plan.think_ms  # a clear choice
+    assert bank_plan(10000.0, 4000.0, 10000.0, 81).least_ms == 4000.0  # else it overflows
+    late = bank_plan(10000.0, 500.0, 10000.0, 5)  # few moves left: a larger share ...
+    assert late.think_ms == pytest.approx(450.0 + (usable - 500.0) / timing.LEAST_MOVES_LEFT)
+    assert late.think_ms > plan.think_ms and late.most_ms == plan.most_ms
+    flat = bank_plan(10000.0, 500.0, 10000.0, 81, flat=True)
+    assert flat.think_ms == pytest.approx(500.0 + 9500.0 / 20.0) and flat.least_ms == 0.0
     assert extension_ms(plan) == pytest.approx(2.5 * plan.think_ms)
-    assert extension_ms(late) == late.hard_ms
+    assert extension_ms(late) == late.most_ms
+    assert mcts_bank_plan(10000.0, 500.0, 81, max_bank_ms=10000.0) == plan
+
+
+def test_overflow_is_what_the_cap_would_throw_away() -> None:
+    assert overflow_ms(10000.0, 500.0, 10000.0) == 500.0
+    assert overflow_ms(9800.0, 500.0, 10000.0) == 300.0
+    assert overflow_ms(6000.0, 500.0, 10000.0) == 0.0
+    assert overflow_ms(10000.0, 500.0, None) == 0.0  # no cap known
+    # a plan that thinks clearly less than the increment at the cap would waste it
+    for empty in (81, 40, 3):
+        assert bank_plan(10000.0, 500.0, 10000.0, empty).least_ms >= 500.0
+    low = bank_plan(10000.0, 4000.0, 10000.0, 81)
+    assert low.least_ms == 4000.0 and low.think_ms >= 4000.0
+    assert bank_plan(9000.0, 2000.0, 10000.0, 81).least_ms >= 1000.0
 
 
 @pytest.mark.parametrize("bank", BANKS)
 @pytest.mark.parametrize("empty", [81, 40, 3])
-def test_mcts_bank_plan_stays_within_the_bank(bank: float, empty: int) -> None:
-    usable = max(1.0, bank - timing.BANK_RESERVE_MS)
-    plan = mcts_bank_plan(bank, min(500.0, bank), empty)
-    assert 1.0 <= plan.think_ms <= plan.hard_ms <= usable
-    flat = mcts_bank_plan(bank, min(500.0, bank), empty, flat=True)
-    assert 1.0 <= flat.think_ms <= usable
+@pytest.mark.parametrize("increment", [0.0, 100.0, 500.0])
+def test_bank_plan_stays_within_the_bank(bank: float, empty: int, increment: float) -> None:
+    cap = max(1.0, bank - timing.BANK_RESERVE_MS)
+    inc = min(increment, bank)
+    for top in (None, bank, 2 * bank):
+        plan = bank_plan(bank, inc, top, empty)
+        assert 0.0 <= plan.least_ms <= plan.think_ms <= plan.most_ms <= cap
+        assert plan.think_ms >= 1.0
+        flat = bank_plan(bank, inc, top, empty, flat=True)
+        assert 1.0 <= flat.think_ms <= cap
 
 
-def test_mcts_bank_plan_grows_with_the_bank() -> None:
-    plans = [mcts_bank_plan(bank, 200.0, 60) for bank in BANKS if bank >= 200]
-    assert all(a.think_ms <= b.think_ms and a.hard_ms <= b.hard_ms
+def test_bank_plan_grows_with_the_bank() -> None:
+    plans = [bank_plan(bank, 200.0, 60000.0, 60) for bank in BANKS if bank >= 200]
+    assert all(a.think_ms <= b.think_ms and a.most_ms <= b.most_ms
                for a, b in itertools.pairwise(plans))
+
+
+def _bank_by_move(increment: float, top: float, moves: int) -> list[float]:
+    """The bank told at each move of a game in which every move takes its plan
+    (the referee's rule: ``min(max(bank - used, 0) + increment, top)``)."""
+    bank, told = top, []
+    for move in range(moves):
+        told.append(bank)
+        used = bank_plan(bank, increment, top, max(0, 81 - 2 * move - 1)).think_ms
+        assert used < bank
+        bank = min(max(bank - used, 0.0) + increment, top)
+    return told
+
+
+def test_a_game_on_plan_spends_the_bank_in_the_middle_and_keeps_a_reserve() -> None:
+    """Riddles' 10 s + 500 ms: from the 10th move the bank is under half its maximum,
+    yet never below the reserve, and the last moves still get the increment."""
+    told = _bank_by_move(500.0, 10000.0, 35)
+    assert statistics.median(told[9:]) < 5000.0
+    assert min(told) > bank_reserve_ms(10000.0, 10000.0)
+    # the old plan (a twelfth of the bank beyond two increments, +80 % of the increment)
+    # kept more than 7 s at move 10
+    assert told[9] < 7000.0
 
 
 def test_stall_margin_is_capped_by_a_share_of_the_budget() -> None:
@@ -71,30 +123,79 @@ def test_stall_margin_is_capped_by_a_share_of_the_budget() -> None:
 
 
 @pytest.mark.parametrize("bank", BANKS)
-def test_alphabeta_bank_time(bank: float) -> None:
-    ms = alphabeta_bank_ms(bank, 500.0)
-    assert ms == max(1.0, min(0.9 * 500.0 + bank / 25.0, bank / 4.0))
-    assert 1.0 <= ms <= max(1.0, bank / 4.0)
-
-
-def test_runner_bank_plan_numbers() -> None:
-    assert runner_bank_plan(10000.0, 500.0) == Plan(1150.0, 6000.0)
-    assert runner_bank_plan(1000.0, 500.0) == Plan(max(1.0, 0.7 * 600.0 - 30.0), 600.0)
+def test_alphabeta_bank_time_is_the_plan(bank: float) -> None:
+    ms = alphabeta_bank_ms(bank, min(500.0, bank), bank)
+    assert ms == bank_plan(bank, min(500.0, bank), bank, 81).think_ms
+    assert 1.0 <= ms <= max(1.0, bank - timing.BANK_RESERVE_MS)
 
 
 @pytest.mark.parametrize("bank", BANKS)
-def test_runner_never_plans_past_its_bank(bank: float) -> None:
-    think, hard = runner_bank_plan(bank, 500.0)
+@pytest.mark.parametrize("increment", [0.0, 100.0, 500.0])
+def test_runner_hard_limit_leaves_the_player_its_plan(bank: float, increment: float) -> None:
+    """The bot's hard limit is a net: above what the player plans from the bank the
+    runner hands it (the bank less the runner's safety), inside the bank."""
+    hard = runner_bank_hard_ms(bank, increment)
+    handed = max(1.0, bank - timing.RUNNER_SAFETY_MS)
+    for empty in (81, 40, 3):
+        plan = bank_plan(handed, min(increment, handed), bank, empty)
+        if bank > 4 * timing.RUNNER_SAFETY_MS:
+            assert plan.most_ms < hard < bank
+    assert hard >= 1.0
+
+
+def test_quantile_is_the_nearest_rank_from_above() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert quantile(values, 0.95) == 95.0 and quantile(values, 1.0) == 100.0
+    assert quantile(values, 0.0) == 1.0 and quantile([7.0], 0.95) == 7.0
+
+
+def test_turn_safety_starts_from_the_prior_and_adapts() -> None:
+    prior = timing.TURN_SAFETY_PRIOR_MS + timing.TURN_UNSEEN_MS
+    assert turn_safety_ms(100.0, []) == prior
+    quiet = [-3.0] * 64  # the player stops before its deadline: the floor
+    assert turn_safety_ms(100.0, quiet) == timing.TURN_SAFETY_FLOOR_MS
+    # a loaded machine: some answers 12 ms late; the safety grows to cover them
+    loaded = [-3.0] * 54 + [12.0] * 10
+    assert turn_safety_ms(100.0, loaded) == 12.0 + timing.TURN_UNSEEN_MS
+    # a few late answers among the first turns count at once, the prior fades
+    assert turn_safety_ms(100.0, [20.0]) == 20.0 + timing.TURN_UNSEEN_MS
+    assert turn_safety_ms(100.0, [-3.0] * 20) == timing.TURN_SAFETY_FLOOR_MS
+    # never more than the cap, and old turns are forgotten
+    assert turn_safety_ms(100.0, [500.0] * 64) == timing.TURN_SAFETY_CAP_SHARE * 100.0
+    assert turn_safety_ms(100.0, [50.0] * 10 + quiet) == timing.TURN_SAFETY_FLOOR_MS
+
+
+def test_turn_safety_covers_the_wake_ups_it_cannot_see() -> None:
+    """The referee's write and the pipe back wait for the scheduler like the thread
+    wake-ups the bot measures: slow wake-ups mean a larger safety, even when the
+    player itself stops early."""
+    quiet = [-3.0] * 64
+    assert turn_safety_ms(100.0, quiet, [0.1] * 64) == timing.TURN_SAFETY_FLOOR_MS
+    slow = [0.1] * 54 + [6.0] * 10
+    assert turn_safety_ms(100.0, quiet, slow) == pytest.approx(
+        timing.TURN_UNSEEN_MS + timing.TURN_WAKE_FACTOR * 6.0)
+    assert turn_safety_ms(100.0, [5.0] * 64, slow) == pytest.approx(
+        5.0 + timing.TURN_UNSEEN_MS + timing.TURN_WAKE_FACTOR * 6.0)
+    assert runner_turn_plan(100.0, quiet, slow).think_ms == pytest.approx(
+        100.0 - timing.TURN_UNSEEN_MS - timing.TURN_WAKE_FACTOR * 6.0)
+
+
+@pytest.mark.parametrize("turn", [1.0, 5.0, 20.0, 100.0, 1000.0])
+@pytest.mark.parametrize("seen", [[], [-3.0] * 64, [15.0] * 64, [1e6]])
+def test_runner_turn_plan_uses_the_turn_less_the_safety(turn: float, seen: list[float]) -> None:
+    think, hard = runner_turn_plan(turn, seen)
     assert 1.0 <= think <= hard
-    if bank > 2 * timing.RUNNER_SAFETY_MS:
-        assert hard < bank
+    assert think == max(1.0, turn - turn_safety_ms(turn, seen))
+    if turn >= 20.0:
+        assert hard == turn - timing.TURN_HARD_MARGIN_MS and think < hard
+        assert think >= (1 - timing.TURN_SAFETY_CAP_SHARE) * turn
 
 
 def test_runner_turn_plan_for_codingame() -> None:
-    first, later = runner_turn_plan(1000.0), runner_turn_plan(100.0)
-    assert first.think_ms == pytest.approx(535.0) and first.hard_ms == pytest.approx(795.0)
-    assert later.think_ms == pytest.approx(40.0) and later.hard_ms == pytest.approx(75.0)
-    assert runner_turn_plan(1.0) == Plan(1.0, 1.0)
+    first, later = runner_turn_plan(1000.0, []), runner_turn_plan(100.0, [-3.0] * 64)
+    assert first.think_ms == pytest.approx(994.0) and first.hard_ms == pytest.approx(997.0)
+    assert later.think_ms == pytest.approx(96.0) and later.hard_ms == pytest.approx(97.0)
+    assert runner_turn_plan(1.0, []) == Plan(1.0, 1.0)
 
 
 def test_the_players_use_these_numbers() -> None:

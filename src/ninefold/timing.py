@@ -1,16 +1,20 @@
 """Time budgets: how long to think about one move, every number named and in one place.
 
-Four users, each with its own policy for now (the numbers were chosen by
-measurement, docs/players.md; a later issue unifies them):
+Three users (the numbers were chosen by measurement, docs/players.md):
 
 - the MCTS player (`ninefold.players.mcts`): a per-move deadline less a
-  safety, a plan for a time bank that depends on how many moves are left,
-  and a margin for recent stalls (time the process was off the CPU);
-- the alpha-beta player (`ninefold.players.alphabeta`): a per-move deadline
-  less a safety, a simpler bank plan;
-- ninefold as a bot (`ninefold.protocols.runner`): a think time and a hard
-  limit, after which a legal move is sent anyway, for a time bank (AI Games,
-  Riddles) and for a fixed time per turn (CodinGame).
+  safety and a margin for recent stalls (time the process was off the CPU),
+  and a plan for a time bank (`bank_plan`) that knows the bank's maximum and
+  the increment: spend what would overflow at the cap, keep a reserve for the
+  end, think longer when the choice is unclear (`extension_ms`) and stop
+  early when it is decided (never before `BankPlan.least_ms`);
+- the alpha-beta player (`ninefold.players.alphabeta`): the same bank plan,
+  without the extension;
+- ninefold as a bot (`ninefold.protocols.runner`): with a fixed time per
+  turn (CodinGame) it thinks until the turn less a safety that adapts to the
+  overshoot this process has measured (`turn_safety_ms`); with a time bank
+  (AI Games, Riddles) it lets the player plan and keeps only a hard limit
+  (`runner_bank_hard_ms`), after which a legal move is sent anyway.
 
 Everything here is a pure function of numbers (milliseconds).
 
@@ -18,14 +22,16 @@ Everything here is a pure function of numbers (milliseconds).
 96.0
 >>> search_ms(4.0, MCTS_SAFETY_MS)   # never less than half the time
 2.0
->>> [round(ms) for ms in runner_turn_plan(100.0)]   # CodinGame: think 40 ms, answer by 75
-[40, 75]
+>>> [round(ms) for ms in runner_turn_plan(100.0, [])]   # CodinGame, nothing measured yet
+[94, 97]
 
 This module imports nothing of ninefold: every floor may use it.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import NamedTuple
 
 # --- a player's per-move deadline ---------------------------------------------------------
@@ -36,16 +42,19 @@ LEAST_SHARE = 0.5  # a search never stops before this share of its time
 LEAST_EXTENDED_MS = 0.5  # an extended search (MCTS, unclear choice) runs at least this long
 DEFAULT_PLAYER_MS = 1000.0  # a player with no limit at all thinks this long
 
-# --- MCTS: planning a time bank -----------------------------------------------------------
+# --- planning a time bank (MCTS, alpha-beta) ---------------------------------------------
 
-BANK_RESERVE_MS = 60.0  # never plan to use the last part of a time bank
+BANK_RESERVE_MS = 60.0  # never plan to use the last part of a time bank ...
+BANK_RESERVE_SHARE = 0.1  # ... nor this share of its maximum: a reserve for the end
 EMPTY_COUNTED = 60  # empty squares counted at most when guessing the moves left
 MOVES_PER_EMPTY = 0.5 * 0.6  # our moves still to play per empty square: half are ours,
 # and games end with about 40 % of the counted squares still empty
 LEAST_MOVES_LEFT = 4.0  # plan as if at least this many of our moves were to come
-PLAN_INCREMENT_SHARE = 0.9  # a move plans this share of the increment ...
-PLAN_BANK_SHARE = 0.4  # ... plus its share of the rest, but never this share of the bank
-MOST_BANK_SHARE = 0.5  # an extended search never takes more than this share of the bank
+BANK_HORIZON_MOVES = 8.0  # spend the bank above the reserve over at most this many moves
+PLAN_INCREMENT_SHARE = 0.9  # a move plans this share of the increment plus its share of
+# the rest ...
+MOST_BANK_SHARE = 0.5  # ... but never more than this share of the usable bank
+LEAST_THINK_SHARE = 0.75  # a clear choice stops early, but not before this share of the plan
 EXTEND_FACTOR = 2.5  # an unclear choice may think this many times the planned time
 FLAT_MOVES = 20.0  # ``tm=flat``: the increment plus a twentieth of the rest
 
@@ -54,23 +63,24 @@ FLAT_MOVES = 20.0  # ``tm=flat``: the increment plus a twentieth of the rest
 STALL_DECAY = 0.7  # per move: how fast the memory of a stall fades
 STALL_SHARE = 0.25  # never give more than this share of a move's time to stalls
 
-# --- alpha-beta: a time bank ---------------------------------------------------------------
-
-ALPHABETA_INCREMENT_SHARE = 0.9  # this share of the increment ...
-ALPHABETA_BANK_MOVES = 25.0  # ... plus this fraction of the bank ...
-ALPHABETA_BANK_SHARE = 0.25  # ... but never more than this share of it
-
 # --- ninefold as a bot ---------------------------------------------------------------------
 
-RUNNER_SAFETY_MS = 30.0  # kept back for reading, writing and the pipe
-RUNNER_HARD_SHARE = 0.6  # the hard limit: at most this share of the bank
-RUNNER_INCREMENT_SHARE = 0.8  # think: this share of the increment ...
-RUNNER_BANK_MOVES = 12.0  # ... plus this fraction of the bank beyond two increments ...
-RUNNER_THINK_OF_HARD = 0.7  # ... but at most this share of the hard limit, less the safety
-TURN_THINK_SHARE = 0.55  # a fixed time per turn: think this share of it, less half the safety
-TURN_HARD_SHARE = 0.8  # and answer by this share of it ...
-TURN_HARD_MARGIN_MS = 5.0  # ... less this
-
+RUNNER_SAFETY_MS = 30.0  # a bank: kept back for reading, writing and the pipe
+RUNNER_HARD_SHARE = 0.6  # a bank: the hard limit is at most this share of it
+# A fixed time per turn: think until the turn less a safety measured as this
+# process plays. A turn's overshoot is the time from the request's first line
+# to the answer written, less the time it planned to think; the safety is a
+# high quantile of the recent overshoots plus what the bot cannot see (the
+# referee's write, the pipe back), within a floor and a cap.
+TURN_SAFETY_PRIOR_MS = 4.0  # the overshoot assumed before any is measured ...
+TURN_SAFETY_PRIOR_WEIGHT = 16  # ... as if seen this many times (it fades as turns are seen)
+TURN_SAFETY_WINDOW = 64  # the overshoots of this many recent turns count
+TURN_SAFETY_QUANTILE = 0.95  # the safety covers this share of them
+TURN_UNSEEN_MS = 2.0  # added: the referee's write and the pipe back, which the bot cannot time
+TURN_WAKE_FACTOR = 2.0  # ... and each of them waits for a wake-up like the ones measured
+TURN_SAFETY_FLOOR_MS = 4.0  # never aim closer to the end of a turn than this
+TURN_SAFETY_CAP_SHARE = 0.3  # nor keep back more than this share of the turn
+TURN_HARD_MARGIN_MS = 3.0  # a legal move is sent anyway this long before the turn ends
 
 class Plan(NamedTuple):
     """How long to think about one move (`think_ms`) and the most it may take (`hard_ms`)."""
@@ -113,32 +123,80 @@ def moves_left(empty: int) -> float:
     return max(LEAST_MOVES_LEFT, MOVES_PER_EMPTY * min(empty, EMPTY_COUNTED))
 
 
-def mcts_bank_plan(bank_ms: float, increment_ms: float, empty: int, flat: bool = False) -> Plan:
-    """MCTS's plan for one move from a time bank: (planned, most) in ms.
+class BankPlan(NamedTuple):
+    """A move's plan from a time bank, in ms: think at least `least_ms` (less would let
+    the bank overflow at its cap, or keep back what the plan means to spend), about
+    `think_ms`, at most `most_ms`."""
 
-    The bank already holds this move's increment. Plan the increment plus a
-    share of the rest for the moves still to come (more early, when a game
-    has many moves left; the bank refills by the increment anyway), and
-    never plan past the bank minus a reserve. `flat` plans the increment
-    plus a fixed fraction of the rest.
+    least_ms: float
+    think_ms: float
+    most_ms: float
 
-    >>> mcts_bank_plan(10000.0, 500.0, 81)
-    Plan(think_ms=977.7777777777778, hard_ms=4970.0)
+
+def bank_reserve_ms(bank_ms: float, max_bank_ms: float | None) -> float:
+    """The part of a bank no move plans to use: kept for the end of the game.
+
+    >>> bank_reserve_ms(10000.0, 10000.0), bank_reserve_ms(300.0, None)
+    (1060.0, 90.0)
     """
-    usable = max(bank_ms - BANK_RESERVE_MS, 0.0)
+    top = bank_ms if max_bank_ms is None else max_bank_ms
+    return BANK_RESERVE_MS + BANK_RESERVE_SHARE * top
+
+
+def overflow_ms(bank_ms: float, increment_ms: float, max_bank_ms: float | None) -> float:
+    """How long this move must think for the next increment not to overflow the cap
+    (the referee's bank after a move: ``min(bank - used + increment, max)``).
+
+    >>> overflow_ms(10000.0, 500.0, 10000.0), overflow_ms(6000.0, 500.0, 10000.0)
+    (500.0, 0.0)
+    """
+    if max_bank_ms is None:
+        return 0.0
+    return max(0.0, bank_ms + increment_ms - max_bank_ms)
+
+
+def bank_plan(bank_ms: float, increment_ms: float, max_bank_ms: float | None,
+              empty: int, flat: bool = False) -> BankPlan:
+    """A move's plan from a time bank holding `bank_ms` (this move's increment
+    included) that refills by `increment_ms` up to `max_bank_ms` (None: no cap).
+
+    Plan a share of the increment plus an even share of the bank above the
+    reserve over the moves still to come (at most `BANK_HORIZON_MOVES`, so the
+    bank is spent in the middle game, where thinking pays, rather than kept
+    to overflow at the cap), and at least what would overflow; never past
+    `MOST_BANK_SHARE` of the bank above the reserve. A clear choice may stop
+    early, but not before `least_ms`: what would overflow, and at least
+    `LEAST_THINK_SHARE` of the plan. `flat` plans the increment plus a fixed
+    fraction of the rest (and may stop whenever the choice is clear).
+
+    >>> bank_plan(10000.0, 500.0, 10000.0, 81)
+    BankPlan(least_ms=1128.75, think_ms=1505.0, most_ms=4470.0)
+    >>> [round(ms) for ms in bank_plan(2000.0, 500.0, 10000.0, 20)]   # low: about the increment
+    [392, 523, 523]
+    """
+    cap = max(bank_ms - BANK_RESERVE_MS, 1.0)  # never plan past the bank's last part
+    usable = max(bank_ms - bank_reserve_ms(bank_ms, max_bank_ms), 0.0)
     if flat:
-        planned = min(usable, share_ms(increment_ms, bank_ms - increment_ms, FLAT_MOVES))
+        planned = share_ms(increment_ms, bank_ms - increment_ms, FLAT_MOVES)
     else:
-        planned = min(PLAN_BANK_SHARE * usable,
-                      share_ms(increment_ms, bank_ms - increment_ms, moves_left(empty),
-                               PLAN_INCREMENT_SHARE))
-    most = MOST_BANK_SHARE * usable
-    return Plan(max(planned, 1.0), max(most, 1.0))
+        moves = min(moves_left(empty), BANK_HORIZON_MOVES)
+        planned = share_ms(increment_ms, usable - increment_ms, moves, PLAN_INCREMENT_SHARE)
+    overflow = 0.0 if flat else min(overflow_ms(bank_ms, increment_ms, max_bank_ms), cap)
+    think = max(1.0, min(max(planned, overflow), cap))
+    least = 0.0 if flat else max(overflow, LEAST_THINK_SHARE * think)
+    most = min(max(MOST_BANK_SHARE * usable, think), cap)
+    return BankPlan(least, think, most)
 
 
-def extension_ms(plan: Plan) -> float:
+def mcts_bank_plan(bank_ms: float, increment_ms: float, empty: int, flat: bool = False,
+                   max_bank_ms: float | None = None) -> BankPlan:
+    """MCTS's plan for one move from a time bank (`bank_plan`)."""
+    return bank_plan(bank_ms, increment_ms, max_bank_ms, empty, flat)
+
+
+def extension_ms(plan: BankPlan) -> float:
     """How long MCTS may think in all when the choice is unclear."""
-    return min(plan.hard_ms, EXTEND_FACTOR * plan.think_ms)
+    return max(plan.think_ms, min(plan.most_ms, EXTEND_FACTOR * plan.think_ms))
 
 
 def stall_margin_ms(stall_ms: float, budget_ms: float) -> float:
@@ -150,35 +208,85 @@ def stall_margin_ms(stall_ms: float, budget_ms: float) -> float:
     return min(stall_ms, STALL_SHARE * budget_ms)
 
 
-def alphabeta_bank_ms(bank_ms: float, increment_ms: float) -> float:
-    """Alpha-beta's time for one move from a time bank.
+def alphabeta_bank_ms(bank_ms: float, increment_ms: float, max_bank_ms: float | None = None,
+                      empty: int = 81) -> float:
+    """Alpha-beta's time for one move from a time bank: `bank_plan`'s planned time
+    (alpha-beta does not extend or stop early).
 
-    >>> alphabeta_bank_ms(10000.0, 500.0)
-    850.0
+    >>> alphabeta_bank_ms(10000.0, 500.0, 10000.0)
+    1505.0
     """
-    return max(1.0, min(share_ms(increment_ms, bank_ms, ALPHABETA_BANK_MOVES,
-                                 ALPHABETA_INCREMENT_SHARE),
-                        ALPHABETA_BANK_SHARE * bank_ms))
+    return bank_plan(bank_ms, increment_ms, max_bank_ms, empty).think_ms
 
 
-def runner_bank_plan(bank_ms: float, increment_ms: float,
-                     safety_ms: float = RUNNER_SAFETY_MS) -> Plan:
-    """ninefold as a bot with `bank_ms` left: think this long, answer by the hard limit.
+def runner_bank_hard_ms(bank_ms: float, increment_ms: float,
+                        safety_ms: float = RUNNER_SAFETY_MS) -> float:
+    """ninefold as a bot with `bank_ms` left: the hard limit, after which a legal move
+    is sent whatever the player is doing. The player plans its own time well inside:
+    at most half the bank above the reserve, or about the increment when the bank is
+    low, so the limit is `RUNNER_HARD_SHARE` of the bank or the increment, whichever
+    is more, but never past the bank less twice the safety.
 
-    >>> runner_bank_plan(10000.0, 500.0)
-    Plan(think_ms=1150.0, hard_ms=6000.0)
+    >>> runner_bank_hard_ms(10000.0, 500.0), runner_bank_hard_ms(500.0, 500.0)
+    (6000.0, 440.0)
     """
-    hard = max(1.0, min(bank_ms * RUNNER_HARD_SHARE, bank_ms - 2 * safety_ms))
-    think = share_ms(increment_ms, bank_ms - 2 * increment_ms, RUNNER_BANK_MOVES,
-                     RUNNER_INCREMENT_SHARE)
-    think = max(1.0, min(think, hard * RUNNER_THINK_OF_HARD - safety_ms))
-    return Plan(think, hard)
+    room = max(bank_ms * RUNNER_HARD_SHARE, increment_ms + safety_ms)
+    return max(1.0, min(room, bank_ms - 2 * safety_ms))
 
 
-def runner_turn_plan(turn_ms: float, safety_ms: float = RUNNER_SAFETY_MS) -> Plan:
-    """ninefold as a bot with a fixed `turn_ms` for this turn (CodinGame)."""
-    return Plan(max(1.0, turn_ms * TURN_THINK_SHARE - safety_ms / 2),
-                max(1.0, turn_ms * TURN_HARD_SHARE - TURN_HARD_MARGIN_MS))
+def quantile(values: Sequence[float], q: float) -> float:
+    """The `q` quantile of `values` (nearest rank, the higher one).
+
+    >>> quantile([5.0, 1.0, 3.0, 2.0, 4.0], 0.95), quantile([2.0], 0.5)
+    (5.0, 2.0)
+    """
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+def turn_safety_ms(turn_ms: float, overshoots: Sequence[float],
+                   wakes: Sequence[float] = ()) -> float:
+    """What to keep back of a `turn_ms` turn, given this process's recent overshoots
+    (ms past its planned thinking time, from the request's first line to the answer
+    written; the newest last).
+
+    A high quantile of the overshoots (`TURN_SAFETY_PRIOR_MS` stands in for turns not
+    yet seen; none below 0: a player that stops early keeps that time for its own
+    stalls) plus `TURN_UNSEEN_MS` and `TURN_WAKE_FACTOR` times the same quantile of
+    `wakes` (ms a thread of this process took to wake up when it could run: the
+    scheduler's latency, which the write of the request and the read of the answer
+    suffer too, unseen), between `TURN_SAFETY_FLOOR_MS` and `TURN_SAFETY_CAP_SHARE` of
+    the turn.
+
+    >>> turn_safety_ms(100.0, [])          # the prior
+    6.0
+    >>> turn_safety_ms(100.0, [-10.0] * 64)  # the player stops early: the floor
+    4.0
+    >>> turn_safety_ms(100.0, [15.0] * 64)   # a loaded machine: more
+    17.0
+    >>> turn_safety_ms(100.0, [90.0] * 64)   # never more than the cap
+    30.0
+    """
+    seen = list(overshoots)[-TURN_SAFETY_WINDOW:]
+    prior = [TURN_SAFETY_PRIOR_MS] * max(0, TURN_SAFETY_PRIOR_WEIGHT - len(seen))
+    high = max(quantile(seen + prior, TURN_SAFETY_QUANTILE), 0.0)
+    recent = list(wakes)[-TURN_SAFETY_WINDOW:]
+    wake = quantile(recent, TURN_SAFETY_QUANTILE) if recent else 0.0
+    cap = max(TURN_SAFETY_CAP_SHARE * turn_ms, TURN_SAFETY_FLOOR_MS)
+    return min(max(high + TURN_UNSEEN_MS + TURN_WAKE_FACTOR * wake, TURN_SAFETY_FLOOR_MS), cap)
+
+
+def runner_turn_plan(turn_ms: float, overshoots: Sequence[float],
+                     wakes: Sequence[float] = ()) -> Plan:
+    """ninefold as a bot with a fixed `turn_ms` for this turn (CodinGame): think until
+    the turn less `turn_safety_ms`, answer anyway by the turn less `TURN_HARD_MARGIN_MS`
+    (both counted from the request's first line).
+
+    >>> runner_turn_plan(1000.0, [])
+    Plan(think_ms=994.0, hard_ms=997.0)
+    """
+    think = max(1.0, turn_ms - turn_safety_ms(turn_ms, overshoots, wakes))
+    return Plan(think, max(think, turn_ms - TURN_HARD_MARGIN_MS))
 
 
 # --- a bot whose search is still loading (`ninefold.protocols.engine`) -----------------------

@@ -367,7 +367,9 @@ class AlphaBetaPlayer(Player):
         depth_cap = min(x for x in (self.depth, limit.depth, 81) if x is not None)
         ms_options = [x for x in (self.ms, limit.move_ms) if x is not None]
         if limit.bank_ms is not None:
-            ms_options.append(timing.alphabeta_bank_ms(limit.bank_ms, limit.increment_ms))
+            empty = sum(cell is None for cell in board.cells)
+            ms_options.append(timing.alphabeta_bank_ms(limit.bank_ms, limit.increment_ms,
+                                                       limit.max_bank_ms, empty))
         if not ms_options and self.depth is None and limit.depth is None:
             ms_options.append(timing.DEFAULT_PLAYER_MS)
         deadline = (start + timing.search_ms(min(ms_options), timing.ALPHABETA_SAFETY_MS) / 1000

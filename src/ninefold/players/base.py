@@ -24,7 +24,7 @@ import types
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from ninefold.options import Option, OptionError, Schema, clip
@@ -77,21 +77,34 @@ class Limit:
 
     `move_ms` is a fixed time for this move; `bank_ms` / `increment_ms` a time
     bank (the increment is already added to `bank_ms` when a move is asked,
-    as on the bot platforms). Players that count work rather than time read
-    `sims` or `depth`. A limit with nothing set means: the player's own default.
+    as on the bot platforms), which never holds more than `max_bank_ms` (None:
+    no cap known). Players that count work rather than time read `sims` or
+    `depth`. A limit with nothing set means: the player's own default.
+
+    >>> Limit(bank_ms=10000, increment_ms=500, max_bank_ms=10000).spent(30)
+    Limit(move_ms=None, bank_ms=9970, increment_ms=500, max_bank_ms=10000, sims=None, depth=None)
     """
 
     move_ms: float | None = None
     bank_ms: float | None = None
     increment_ms: float = 0.0
+    max_bank_ms: float | None = None
     sims: int | None = None
     depth: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("move_ms", "bank_ms", "sims", "depth"):
+        for name in ("move_ms", "bank_ms", "max_bank_ms", "sims", "depth"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise BudgetError(f"{name} must be positive, not {value!r}")
+
+    def spent(self, ms: float) -> Limit:
+        """The same clock once `ms` of it are gone (never less than 1 ms left)."""
+        return replace(
+            self,
+            move_ms=None if self.move_ms is None else max(1.0, self.move_ms - ms),
+            bank_ms=None if self.bank_ms is None else max(1.0, self.bank_ms - ms),
+        )
 
 
 @dataclass

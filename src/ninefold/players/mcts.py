@@ -141,6 +141,8 @@ class Budget:
     sims: int | None
     extend_to: float | None = None  # a later deadline allowed when the choice is unclear
     ms: float = 0.0  # the time the deadline allows, for the cap on the stall margin
+    least_until: float | None = None  # a time bank: no early stop before this (overflow)
+    halfway: float | None = None  # a time bank: the best move is noted here, to see it change
 
 
 @dataclass(frozen=True)
@@ -220,6 +222,7 @@ class MCTSPlayer(Player):
         self.fixed_margin = fixed_margin
         self._stall_ms = 0.0  # the longest recent stall (decays from move to move)
         self._extend_lock = threading.Lock()
+        self._early_best: int | None = None  # the best move halfway through a bank search
         self.ms = ms
         self.sims = sims
         self.threads = threads
@@ -249,10 +252,11 @@ class MCTSPlayer(Player):
         sims = min(x for x in (self.sims, limit.sims, 1 << 62) if x is not None)
         sims = sims if sims < 1 << 62 else None
         ms_options = [x for x in (self.ms, limit.move_ms) if x is not None]
-        extend = None
+        extend = least = None
         if limit.bank_ms is not None:
             plan = self._bank_plan(board, limit)
             ms_options.append(plan.think_ms)
+            least = plan.least_ms
             if self.tm == "smart":
                 extend = timing.extension_ms(plan)
                 if self.ms is not None:
@@ -267,7 +271,8 @@ class MCTSPlayer(Player):
         extend_to = start + timing.extended_ms(extend, safety) / 1000 if extend else None
         if extend_to is not None and extend_to <= deadline:
             extend_to = None
-        return Budget(deadline, sims, extend_to, ms)
+        least_until = start + min(least, ms) / 1000 if least else None
+        return Budget(deadline, sims, extend_to, ms, least_until, (start + deadline) / 2)
 
     def _stall_margin(self, budget: Budget) -> float:
         """Seconds to stop early because the process has lately been descheduled.
@@ -285,11 +290,11 @@ class MCTSPlayer(Player):
         assert budget.deadline is not None
         return budget.deadline - self._stall_margin(budget) - now
 
-    def _bank_plan(self, board: Board, limit: Limit) -> timing.Plan:
-        """(planned ms, most ms) for this move from a time bank (`timing.mcts_bank_plan`)."""
+    def _bank_plan(self, board: Board, limit: Limit) -> timing.BankPlan:
+        """(least, planned, most) ms for this move from a time bank (`timing.bank_plan`)."""
         empty = sum(cell is None for cell in board.cells)
-        return timing.mcts_bank_plan(float(limit.bank_ms or 0.0), float(limit.increment_ms or 0.0),
-                                     empty, flat=self.tm == "flat")
+        return timing.bank_plan(float(limit.bank_ms or 0.0), float(limit.increment_ms or 0.0),
+                                limit.max_bank_ms, empty, flat=self.tm == "flat")
 
     # ---- search
 
@@ -360,9 +365,13 @@ class MCTSPlayer(Player):
                 chunk = int(max(8, min(left_s / 2, 0.001) / per_sim))
                 chunk = min(chunk, 2 * n + 8)
                 sims_left = len(tree.rngs) * left_s / per_sim  # all threads on this tree
-                if budget.extend_to is not None and self._decided(tree, sims_left):
-                    stop.set()
-                    break  # a time bank: save the time for a move where it matters
+                if budget.extend_to is not None:
+                    if self._early_best is None and t1 >= (budget.halfway or t1):
+                        self._early_best = self._best_action(tree)
+                    if (t1 >= (budget.least_until or t1)  # else the bank would overflow
+                            and self._decided(tree, sims_left)):
+                        stop.set()
+                        break  # a time bank: save the time for a move where it matters
             else:
                 chunk = min(chunk * 2, 4096)
         return total
@@ -389,15 +398,24 @@ class MCTSPlayer(Player):
         top2 = np.partition(visits, len(visits) - 2)[-2:]
         return bool(top2[1] - top2[0] > sims_left * 1.2)
 
+    @staticmethod
+    def _best_action(tree: Tree) -> int | None:
+        """The most visited move at the root of `tree` (None before any expansion)."""
+        actions, visits = tree.children()[:2]
+        return int(actions[int(np.argmax(visits))]) if len(actions) else None
+
     def _unclear(self) -> bool:
-        """Worth thinking longer: the most visited move is not the best valued one."""
+        """Worth thinking longer: the most visited move is not the best valued one, has
+        not half the visits, or is not the one that led halfway through the search."""
         actions, visits, wins = self._merged()[:3]
         if len(actions) < 2:
             return False
         i = int(np.argmax(visits))
         q = wins / np.maximum(visits, 1)
         top = visits >= 0.3 * visits[i]
-        return bool(np.any(q[top] > q[i] + 0.02)) or visits[i] < 0.5 * visits.sum()
+        changed = self._early_best is not None and int(actions[i]) != self._early_best
+        return (bool(np.any(q[top] > q[i] + 0.02)) or visits[i] < 0.5 * visits.sum()
+                or changed)
 
     def _merged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Root children summed over all trees: actions, visits, wins, status."""
@@ -420,6 +438,7 @@ class MCTSPlayer(Player):
         start = time.perf_counter()
         budget = self._budget(board, limit, start)
         self._stall_ms *= STALL_DECAY
+        self._early_best = None
         self._root(board)
         stop = threading.Event()  # set by the first thread that decides the search is over
         if self.threads == 1:

@@ -16,6 +16,8 @@ The field and macroboard lines are written and read by
 
 from __future__ import annotations
 
+import time
+
 from ninefold.players.base import Player, PlayResult
 from ninefold.protocols.clock import Clock, TimeControl
 from ninefold.protocols.connection import Answer, BotConnection, BotFault
@@ -112,10 +114,13 @@ class AIGamesRunner(BotRunner):
         self.settings: dict[str, str] = {"timebank": "10000", "time_per_move": "500"}
         self.field: str | None = None
         self.macroboard: str | None = None
+        self.arrived: float | None = None  # when the first line since the last answer came
 
     def run(self) -> int:
         self.warm_up()
         for line in read_lines(self.inp):
+            if self.arrived is None:
+                self.arrived = time.monotonic()
             parts = line.split()
             try:
                 if parts[0] == "settings" and len(parts) >= 3:
@@ -129,10 +134,12 @@ class AIGamesRunner(BotRunner):
                     bank = float(parts[2]) if len(parts) >= 3 else float(
                         self.settings["timebank"])
                     self.say(self.answer(bank))
+                    self.arrived = None
             except Exception as exc:  # never die on a strange line
                 self.note(f"could not handle {line[:80]!r}: {exc!r}")
                 if parts and parts[0] == "action":
                     self.say(self.emergency_answer())
+                    self.arrived = None
         return 0
 
     def own_id(self) -> str:
@@ -150,8 +157,11 @@ class AIGamesRunner(BotRunner):
         if board.is_game_over() or not list(board.legal_moves):
             return self.emergency_answer()
         increment = float(self.settings.get("time_per_move", "500"))
-        think, hard = self.bank_budget(max(1.0, bank_ms - self.startup_ms()), increment)
-        move = self.choose(board, think, hard)
+        top = float(self.settings.get("timebank", "10000"))  # the bank starts full
+        start = self.arrived if self.arrived is not None else time.monotonic()
+        limit, hard = self.bank_budget(max(1.0, bank_ms - self.startup_ms(start)), increment,
+                                       max(top, bank_ms))
+        move = self.choose(board, limit, hard, start=start)
         self.requests += 1
         x, y = move.xy
         return f"{self.verb} {x} {y}"

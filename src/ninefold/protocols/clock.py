@@ -159,7 +159,8 @@ class Clock:
     def limit(self) -> Limit:
         """The same clock as a `Limit` for a built-in player."""
         if self.tc.is_bank:
-            return Limit(bank_ms=max(self.bank_ms, 1.0), increment_ms=self.tc.increment_ms)
+            return Limit(bank_ms=max(self.bank_ms, 1.0), increment_ms=self.tc.increment_ms,
+                         max_bank_ms=self.tc.max_bank_ms or self.tc.bank_ms)
         return Limit(move_ms=self.told_ms())
 
     def charge(self, elapsed_ms: float) -> None:

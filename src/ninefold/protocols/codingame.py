@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import random
+import time
 
-from ninefold.players.base import Player, PlayResult
+from ninefold.players.base import Limit, Player, PlayResult
 from ninefold.protocols.clock import Clock, TimeControl
 from ninefold.protocols.connection import BotConnection
 from ninefold.protocols.fields import parse_int
@@ -88,6 +89,7 @@ class CodinGameRunner(BotRunner):
                 return 0
             if not head.strip():
                 continue
+            start = time.monotonic()  # the clock has run since the referee's write
             try:
                 row, col = (int(v) for v in head.split()[:2])
                 count = int(next(lines).strip())
@@ -104,18 +106,20 @@ class CodinGameRunner(BotRunner):
                 except (IllegalMoveError, InvalidMoveError) as exc:
                     self.note(f"opponent move {row} {col} does not fit my board: {exc}")
             budget = self.first_turn_ms if turn == 0 else self.turn_ms
-            think, hard = self.turn_budget(max(1.0, budget - self.startup_ms()))
+            think, hard = self.turn_budget(max(1.0, budget - self.startup_ms(start)))
             if not valid:
                 self.note("no valid action given; answering 4 4")
                 self.say("4 4")
                 continue
             if set(valid) == set(board.legal_moves):
-                move = self.choose(board, think, hard, fallback=valid)
+                move = self.choose(board, Limit(move_ms=think), hard, fallback=valid,
+                                   start=start)
             else:
                 self.note("my board differs from the valid actions: playing from the list")
                 move = self.rng.choice(valid)
             x, y = move.xy
             self.say(f"{y} {x}")
+            self.turn_done(start, think)
             self.requests += 1
             with contextlib.suppress(IllegalMoveError, InvalidMoveError):
                 board.push(move)

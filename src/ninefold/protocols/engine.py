@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import sys
 import threading
 import time
@@ -39,6 +40,9 @@ def warm_up(player: Player, rules: Rules) -> None:
     with contextlib.suppress(Exception):
         player.play(Board(rules), Limit(move_ms=WARM_UP_MS))
     player.new_game()
+    # what the warm-up made lives on: no collection walks it again (a full collection of
+    # a warmed-up bot takes 130-190 ms, longer than a turn; no collect here for that reason)
+    gc.freeze()
 
 
 class Engine(Player):
@@ -107,7 +111,7 @@ class Engine(Player):
 
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         t0 = time.monotonic()
-        think_ms = limit.move_ms if limit.move_ms is not None else timing.DEFAULT_PLAYER_MS
+        think_ms = _think_ms(board, limit)
         if not self.ready and self._thread is not None and not self.fallback_knows(board):
             self._ready.wait(timing.engine_wait_ms(think_ms) / 1000.0)
         if self.player is None:
@@ -118,3 +122,14 @@ class Engine(Player):
             return self.player.play(board, limit)
         left_ms = think_ms - (time.monotonic() - t0) * 1000.0
         return self.player.play(board, dataclasses.replace(limit, move_ms=max(1.0, left_ms)))
+
+
+def _think_ms(board: Board, limit: Limit) -> float:
+    """About how long this move may take: the move's time, or a bank's planned share."""
+    if limit.move_ms is not None:
+        return limit.move_ms
+    if limit.bank_ms is not None:
+        empty = sum(cell is None for cell in board.cells)
+        return timing.bank_plan(limit.bank_ms, limit.increment_ms or 0.0, limit.max_bank_ms,
+                                empty).think_ms
+    return timing.DEFAULT_PLAYER_MS

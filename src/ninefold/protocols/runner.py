@@ -1,18 +1,26 @@
 """The bot's end of a protocol: `BotRunner` runs a ninefold `Player` as a bot on stdin/stdout.
 
 A subclass per protocol reads its lines (`run`) and calls `choose` when a
-move is asked for; the budgets come from `ninefold.timing`.
+move is asked for; the budgets come from `ninefold.timing`. With a fixed time
+per turn the runner plans the thinking time itself, from the turn less a
+safety it measures as it plays (`turn_done`); with a time bank it passes the
+bank, its increment and its maximum to the player, which plans, and keeps
+only a hard limit. No automatic garbage collection runs while the bot is on
+the clock: what the warm-up made is frozen, and young objects are collected
+once an answer is written.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import random
 import sys
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -21,17 +29,19 @@ from ninefold.players.base import Limit, Player
 from ninefold.protocols import engine
 from ninefold.rules import Board, Move, Rules
 
+GC_AFTER_ANSWER = 1  # the generations collected once an answer is written (young ones)
+
 
 class BotRunner(ABC):
     """Runs a ninefold `Player` as a bot on a text stream, managing its own time.
 
-    `choose` never lets the player overrun: the player gets a conservative
-    budget, and if it is still thinking at the hard deadline a legal move is
-    sent anyway (the player's late answer is dropped).
+    `choose` never lets the player overrun: if it is still thinking at the
+    hard deadline a legal move is sent anyway (the player's late answer is
+    dropped).
     """
 
     protocol = "?"
-    safety_ms = timing.RUNNER_SAFETY_MS  # kept back for reading, writing and the pipe
+    safety_ms = timing.RUNNER_SAFETY_MS  # a bank: kept back for reading, writing and the pipe
 
     def __init__(self, player: Player, rules: Rules | str = "standard",
                  inp: TextIO | None = None, out: TextIO | None = None,
@@ -47,12 +57,17 @@ class BotRunner(ABC):
         # process started (imports and warm-up count): remember when that was.
         self.started = time.monotonic() - process_age_s()
         self.requests = 0
+        # per turn: how far past its planned thinking time each answer was written
+        self.overshoots: deque[float] = deque(maxlen=timing.TURN_SAFETY_WINDOW)
+        self.wakes: deque[float] = deque(maxlen=timing.TURN_SAFETY_WINDOW)
+        self._gc_paused = False
 
-    def startup_ms(self) -> float:
-        """For the first request: time already spent since the process started."""
+    def startup_ms(self, at: float | None = None) -> float:
+        """For the first request: time spent since the process started, until `at`
+        (a `time.monotonic()` value; now if None)."""
         if self.requests:
             return 0.0
-        return (time.monotonic() - self.started) * 1000.0
+        return ((time.monotonic() if at is None else at) - self.started) * 1000.0
 
     def warm_up(self) -> None:
         """Let the player compile or load whatever it needs before the clock runs
@@ -63,18 +78,28 @@ class BotRunner(ABC):
             engine.warm_up(self.player, self.rules)
 
     def say(self, line: str) -> None:
+        """Write one line; after an answer, collect young objects (off the clock)."""
         self.out.write(line + "\n")
         self.out.flush()
+        if self._gc_paused:
+            self._gc_paused = False
+            gc.enable()
+            gc.collect(GC_AFTER_ANSWER)
 
     def note(self, text: str) -> None:
         with contextlib.suppress(Exception):
             self.log.write(f"ninefold: {text}\n")
             self.log.flush()
 
-    def choose(self, board: Board, budget_ms: float, hard_ms: float,
-               fallback: list[Move] | None = None) -> Move:
-        """A legal move for `board` within `hard_ms` (from now), thinking about `budget_ms`."""
-        t0 = time.monotonic()
+    def choose(self, board: Board, limit: Limit, hard_ms: float,
+               fallback: list[Move] | None = None, start: float | None = None) -> Move:
+        """A legal move for `board` within `hard_ms`, the player given `limit`; both
+        counted from `start` (a `time.monotonic()` value: the request's arrival; now if
+        None). No automatic garbage collection runs until the answer is said."""
+        t0 = time.monotonic() if start is None else start
+        if gc.isenabled():
+            gc.disable()
+            self._gc_paused = True
         legal = fallback if fallback is not None else list(board.legal_moves)
         if not legal:
             raise ValueError("no legal move")
@@ -89,13 +114,13 @@ class BotRunner(ABC):
         def think() -> None:
             self._busy.set()
             try:
-                box["move"] = self.player.play(
-                    board.copy(), Limit(move_ms=max(1.0, budget_ms))
-                ).move
+                spent_ms = 1000.0 * (time.monotonic() - t0)
+                box["move"] = self.player.play(board.copy(), limit.spent(spent_ms)).move
             except Exception as exc:
                 box["error"] = exc
             finally:
                 self._busy.clear()
+                box["done_at"] = time.monotonic()
                 done.set()
 
         threading.Thread(target=think, daemon=True).start()
@@ -103,19 +128,34 @@ class BotRunner(ABC):
         if not done.wait(wait_s):
             self.note(f"player overran {hard_ms:.0f} ms: playing a random move")
             return self.rng.choice(legal)
+        # how long this thread took to wake once the player was done: the scheduler's
+        # latency, which the referee's write and the pipe back suffer too
+        self.wakes.append(1000.0 * (time.monotonic() - box.get("done_at", time.monotonic())))
         move = box.get("move")
         if move is None or move not in legal:
             self.note(f"player gave {move!r} ({box.get('error')!r}): playing a random move")
             return self.rng.choice(legal)
         return move
 
-    def bank_budget(self, bank_ms: float, increment_ms: float) -> timing.Plan:
-        """(think, hard) times in ms for a request with `bank_ms` left in the bank."""
-        return timing.runner_bank_plan(bank_ms, increment_ms, self.safety_ms)
+    def bank_budget(self, bank_ms: float, increment_ms: float,
+                    max_bank_ms: float | None) -> tuple[Limit, float]:
+        """The player's `Limit` and the hard limit (ms) for a request with `bank_ms` left
+        in a bank that refills by `increment_ms` up to `max_bank_ms`: the player plans."""
+        limit = Limit(bank_ms=max(1.0, bank_ms - self.safety_ms), increment_ms=increment_ms,
+                      max_bank_ms=max_bank_ms)
+        return limit, timing.runner_bank_hard_ms(bank_ms, increment_ms, self.safety_ms)
 
     def turn_budget(self, turn_ms: float) -> timing.Plan:
-        """(think, hard) times in ms for a fixed time per turn."""
-        return timing.runner_turn_plan(turn_ms, self.safety_ms)
+        """(think, hard) times in ms, from the request's arrival, for a fixed time per
+        turn: the turn less the safety this process has measured (`turn_done`, and the
+        wake-ups of `choose`)."""
+        return timing.runner_turn_plan(turn_ms, self.overshoots, self.wakes)
+
+    def turn_done(self, start: float, think_ms: float) -> None:
+        """An answer to a request that arrived at `start`, planned to think `think_ms`,
+        is written: note how far past the plan it was."""
+        if self.requests:  # the first answer also paid for starting up
+            self.overshoots.append(1000.0 * (time.monotonic() - start) - think_ms)
 
     @abstractmethod
     def run(self) -> int:

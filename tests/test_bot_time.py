@@ -1,0 +1,108 @@
+"""How long ninefold thinks as a bot: the whole turn less a measured safety, and a bank
+planned to its cap. In-process runners with a player that notes its limits, and real
+`ninefold bot` processes under the arena's referee (the clock as a platform runs it)."""
+
+from __future__ import annotations
+
+import io
+import statistics
+import sys
+
+from ninefold import timing
+from ninefold.arena.referee import Seat, play_game
+from ninefold.players.base import Limit, Player, PlayResult
+from ninefold.protocols import runner
+from ninefold.protocols.clock import Clock, TimeControl
+from ninefold.rules import Board, Mark, Termination
+
+PY = sys.executable
+
+
+class Noting(Player):
+    """Plays the first legal move and notes the limit it was given."""
+
+    def __init__(self) -> None:
+        self.limits: list[Limit] = []
+
+    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        self.limits.append(limit)
+        return PlayResult(next(iter(board.legal_moves)))
+
+
+def test_codingame_runner_gives_the_player_the_turn_less_the_safety() -> None:
+    player = Noting()
+    board, turns = Board("codingame"), []
+    for _ in range(2):  # the opponent answers with the first legal move, as we do
+        last = board.move_stack[-1] if board.move_stack else None
+        legal = list(board.legal_moves)
+        turns += ["-1 -1" if last is None else f"{last.xy[1]} {last.xy[0]}", str(len(legal)),
+                  *(f"{m.xy[1]} {m.xy[0]}" for m in legal)]
+        board.push(legal[0])
+        board.push(next(iter(board.legal_moves)))
+    r = runner("codingame", player, inp=io.StringIO("\n".join(turns) + "\n"),
+               out=io.StringIO(), log=io.StringIO())
+    assert r.run() == 0
+    assert len(player.limits) == 3  # the warm-up, then two turns
+    later = player.limits[-1].move_ms
+    assert later is not None
+    assert (1 - timing.TURN_SAFETY_CAP_SHARE) * 100 <= later <= 100 - timing.TURN_SAFETY_FLOOR_MS
+    assert len(r.overshoots) == 1  # the second answer was timed (the first paid the start)
+    assert len(r.wakes) == 2 and min(r.wakes) >= 0  # and both wake-ups after the player
+
+
+def test_bank_runner_hands_the_player_the_bank_its_increment_and_its_cap() -> None:
+    player = Noting()
+    field = ",".join(["0"] * 81)
+    text = "\n".join([
+        "settings timebank 10000", "settings time_per_move 500", "settings your_botid 1",
+        "update game field " + field, "update game macroboard -1,-1,-1,-1,-1,-1,-1,-1,-1",
+        "action move 7000",
+    ]) + "\n"
+    r = runner("aigames", player, inp=io.StringIO(text), out=io.StringIO(), log=io.StringIO())
+    r.requests = 1  # not the first request: no start-up time to take off
+    assert r.run() == 0
+    limit = player.limits[-1]  # (the first is the warm-up's)
+    assert limit.max_bank_ms == 10000 and limit.increment_ms == 500 and limit.move_ms is None
+    assert limit.bank_ms is not None
+    assert 7000 - timing.RUNNER_SAFETY_MS - 500 < limit.bank_ms <= 7000 - timing.RUNNER_SAFETY_MS
+
+
+def _bot_times(result, side: Mark) -> list[float]:
+    return result.times_ms[0 if side == Mark.X else 1::2]
+
+
+def test_codingame_bot_uses_most_of_its_turn_and_never_times_out() -> None:
+    """A real `ninefold bot --protocol codingame` under the referee (write of the
+    request to read of the answer, no slack) for a whole game: it thinks most of the
+    100 ms (the old plan: about a third), and never runs out of time."""
+    tc = TimeControl.for_protocol("codingame")
+    me = Seat.external(f"{PY} -m ninefold.cli bot --protocol codingame --player mcts",
+                       "codingame", name="ninefold", tc=tc)
+    opponent = Seat.builtin("mcts:ms=20,seed=3", tc=tc)
+    result = play_game(me, opponent, rules="codingame", first_move_ms=30000, slack_ms=0)
+    assert result.termination != Termination.TIME_FORFEIT, result.reason
+    assert result.termination in (Termination.LINE, Termination.NO_MOVES,
+                                  Termination.BOARD_COUNT), result.reason
+    used = _bot_times(result, Mark.X)[1:]  # the first turn has 1000 ms
+    thinking = used[:-4]  # the last moves are often forced or proven
+    assert statistics.median(thinking) >= 60.0, used
+
+
+def test_bank_bot_spends_its_bank_and_never_loses_on_time() -> None:
+    """A real `ninefold bot --protocol riddles` with a bank of 2 s (+100 ms a move, at
+    most 2 s: Riddles' control scaled down): no time loss, and from its 10th move the
+    median bank left is under half the maximum (the old plan kept about 90 %)."""
+    tc = TimeControl(bank_ms=2000, increment_ms=100)
+    me = Seat.external(f"{PY} -m ninefold.cli bot --protocol riddles --player mcts",
+                       "riddles", name="ninefold", tc=tc)
+    opponent = Seat.builtin("mcts:ms=20,seed=5", tc=tc)
+    result = play_game(me, opponent, first_move_ms=30000, slack_ms=0)
+    assert result.termination != Termination.TIME_FORFEIT, result.reason
+    assert result.termination in (Termination.LINE, Termination.NO_MOVES,
+                                  Termination.BOARD_COUNT), result.reason
+    clock, told = Clock(tc), []
+    for ms in _bot_times(result, Mark.X):
+        told.append(clock.bank_ms)
+        clock.charge(ms)
+    assert len(told) >= 12, told
+    assert statistics.median(told[9:]) < 1000.0, [round(b) for b in told]
