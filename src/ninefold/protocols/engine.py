@@ -28,8 +28,9 @@ from collections.abc import Callable
 from typing import TextIO
 
 from ninefold import timing
-from ninefold.players.base import Limit, Player, PlayResult, make_player
+from ninefold.players.base import Limit, Player, PlayResult, check_name, make_player, player_kind
 from ninefold.players.book import BookPlayer
+from ninefold.players.warmup import needs_compiling
 from ninefold.rules import Board, Rules
 
 WARM_UP_MS = 50  # the warm-up move, played in the background before the search is ready
@@ -70,6 +71,10 @@ class Engine(Player):
     def start(self) -> None:
         """Start loading the real player in the background (once)."""
         if self._thread is None:
+            # numba's import and compiler hold the interpreter lock for long stretches:
+            # hand it over more often meanwhile, so answers are not held up (back to
+            # normal once ready: the search itself runs in numba, without the lock)
+            sys.setswitchinterval(timing.LOADING_SWITCH_S)
             self._thread = threading.Thread(target=self._load, name="engine-load", daemon=True)
             self._thread.start()
 
@@ -80,6 +85,12 @@ class Engine(Player):
     def _load(self) -> None:
         t0 = time.monotonic()
         try:
+            player_kind(check_name(self.spec))  # imports the player's module (and numba)
+            if needs_compiling():
+                # compiling in this process would hold the interpreter lock for seconds at
+                # a time and make the fallback's answers late: a child fills the cache
+                self._note("compiling the search in a child process (first run, about 20 s)")
+                _compile_in_child()
             player = make_player(self.spec)
             warm_up(player, self.rules)
         except Exception as exc:  # a bad spec, or a search that cannot load here
@@ -89,6 +100,7 @@ class Engine(Player):
                 self.on_error(exc)
             return
         self.player = player
+        sys.setswitchinterval(timing.NORMAL_SWITCH_S)
         self.load_s = time.monotonic() - t0
         self._ready.set()
         self._note(f"engine ready after {self.load_s:.2f} s ({self.spec})")
@@ -133,3 +145,13 @@ def _think_ms(board: Board, limit: Limit) -> float:
         return timing.bank_plan(limit.bank_ms, limit.increment_ms or 0.0, limit.max_bank_ms,
                                 empty).think_ms
     return timing.DEFAULT_PLAYER_MS
+
+
+def _compile_in_child() -> None:
+    """Fill numba's cache with `ninefold warmup` in a child process (same cache folder)."""
+    import subprocess
+
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run([sys.executable, "-m", "ninefold", "warmup"], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=timing.CHILD_COMPILE_S, check=False)
