@@ -293,8 +293,6 @@ def runner_turn_plan(turn_ms: float, overshoots: Sequence[float],
 
 ENGINE_WAIT_SHARE = 0.5  # a request that comes while the search loads waits for it this share
 FALLBACK_MS = 50.0  # of its think time at most, keeping this much for the fallback's answer
-LOADING_SWITCH_S = 0.0005  # the interpreter's thread switch interval while the search loads
-NORMAL_SWITCH_S = 0.005  # and after (Python's default)
 CHILD_COMPILE_S = 600.0  # a child compiling the search into the cache gets this long at most
 
 

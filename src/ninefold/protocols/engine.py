@@ -71,10 +71,6 @@ class Engine(Player):
     def start(self) -> None:
         """Start loading the real player in the background (once)."""
         if self._thread is None:
-            # numba's import and compiler hold the interpreter lock for long stretches:
-            # hand it over more often meanwhile, so answers are not held up (back to
-            # normal once ready: the search itself runs in numba, without the lock)
-            sys.setswitchinterval(timing.LOADING_SWITCH_S)
             self._thread = threading.Thread(target=self._load, name="engine-load", daemon=True)
             self._thread.start()
 
@@ -100,7 +96,6 @@ class Engine(Player):
                 self.on_error(exc)
             return
         self.player = player
-        sys.setswitchinterval(timing.NORMAL_SWITCH_S)
         self.load_s = time.monotonic() - t0
         self._ready.set()
         self._note(f"engine ready after {self.load_s:.2f} s ({self.spec})")
