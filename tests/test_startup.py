@@ -16,15 +16,17 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from ninefold import timing
 from ninefold.arena.referee import Seat, play_game
 from ninefold.players import REGISTRY, Limit, Player, PlayResult, make_player, register
 from ninefold.players.book import BOOK_PATH, BookPlayer, book_positions, key, read_book
-from ninefold.protocols.engine import Engine
+from ninefold.protocols.engine import Contention, Engine
 from ninefold.rules import Board, Move
 
 PY = sys.executable
@@ -260,3 +262,88 @@ def test_warmup_fills_the_cache_and_says_so(tmp_path) -> None:
                            timeout=300, env=env)
     assert again.returncode == 0 and "already in numba's cache" in again.stderr
     assert make_player("naive") is not None
+
+
+def _past_the_book() -> Board:
+    """A position the opening book does not know (two moves in)."""
+    board = Board("codingame")
+    board.push(Move.parse("e5"))
+    board.push(Move.parse("d4"))
+    assert not BookPlayer().knows(board)
+    return board
+
+
+def test_a_request_while_the_search_loads_waits_for_it_most_of_its_time(slow_player) -> None:
+    """The time of a turn is lost if unused: the request waits for the search until
+    its time less the loading margin, then the fallback answers."""
+    engine = Engine(slow_player, "codingame", log=io.StringIO())
+    engine.start()
+    t0 = time.monotonic()
+    result = engine.play(_past_the_book(), Limit(move_ms=300))
+    waited_ms = (time.monotonic() - t0) * 1000
+    assert result.info["engine"] == "loading"
+    assert 300 - timing.LOADING_MARGIN_MS - 15 <= waited_ms < 300, waited_ms
+
+
+def test_a_search_ready_within_the_turn_plays_the_rest_of_it() -> None:
+    register("slowload-test-2")(SlowToLoad)
+    try:
+        engine = Engine("slowload-test-2:delay=0.2", "codingame", log=io.StringIO())
+        engine.start()
+        t0 = time.monotonic()
+        result = engine.play(_past_the_book(), Limit(move_ms=1000))
+        assert result.info == {"slow": True}  # the player's move, not the fallback's
+        assert (time.monotonic() - t0) * 1000 < 1000
+    finally:
+        REGISTRY.pop("slowload-test-2", None)
+
+
+class BusyLoading(Player):
+    """A player that keeps the CPU (and the interpreter lock) busy while it loads."""
+
+    def __init__(self, seconds: float = 1.5) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            sum(range(1000))
+
+    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        return PlayResult(next(iter(board.legal_moves)), {"busy": True})
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists() or not hasattr(os, "sched_setaffinity"),
+                    reason="Linux's per-thread scheduler statistics")
+def test_a_contended_loader_makes_the_fallback_answer_at_once() -> None:
+    """On a busy CPU the loader holds the interpreter lock while the OS has stopped it:
+    waiting would make the answer late, unseen, so the fallback answers at once. This
+    process and a spinning one are put on the same CPU to make the machine busy."""
+    register("busyload-test")(BusyLoading)
+    before = os.sched_getaffinity(0)
+    cpu = min(before)
+    spinner = subprocess.Popen([PY, "-c", "while True: pass"], start_new_session=True)
+    engine = None
+    try:
+        os.sched_setaffinity(spinner.pid, {cpu})
+        os.sched_setaffinity(0, {cpu})
+        engine = Engine("busyload-test:seconds=1.2", "codingame", log=io.StringIO())
+        engine.start()
+        time.sleep(0.3)  # the loader has been competing with the spinner a while
+        t0 = time.monotonic()
+        result = engine.play(_past_the_book(), Limit(move_ms=600))
+        waited_ms = (time.monotonic() - t0) * 1000
+        assert result.info["engine"] == "loading"
+        assert waited_ms < 600 - timing.LOADING_MARGIN_MS - 100, waited_ms
+    finally:
+        os.sched_setaffinity(0, before)
+        spinner.kill()
+        spinner.wait()
+        if engine is not None:
+            engine.wait(30)  # no busy thread left behind for the tests that follow
+        REGISTRY.pop("busyload-test", None)
+
+
+def test_the_contention_of_a_thread_is_a_share() -> None:
+    contention = Contention()
+    assert contention.share() == 0.0  # not started
+    contention.start(threading.get_native_id())
+    time.sleep(0.05)
+    assert 0.0 <= contention.share() <= 1.0

@@ -8,8 +8,11 @@ import, the compiled functions, the buffers and a warm-up move) and answers
 meanwhile with a cheap pure-Python fallback (`book`: an opening book, then the
 naive player). A request that comes while the search loads is answered from
 the book at once if the book knows the position; otherwise it waits for the
-search a bounded share of its think time (`timing.engine_wait_ms`), then the
-fallback answers. Once the search is ready it plays every later move.
+search for all its think time but a margin (`timing.engine_wait_ms`): if the
+search becomes ready meanwhile it plays the rest of the time, else the
+fallback answers. While a child process compiles the search (an empty cache,
+about 20 s) nothing is gained by waiting, and the fallback answers at once.
+Once the search is ready it plays every later move.
 
 When it becomes ready, one line on stderr says so and how long it took. A
 player spec that cannot be made is reported through `on_error` (the bot
@@ -33,7 +36,7 @@ from ninefold.players.book import BookPlayer
 from ninefold.players.warmup import needs_compiling
 from ninefold.rules import Board, Rules
 
-WARM_UP_MS = 50  # the warm-up move, played in the background before the search is ready
+WARM_UP_MS = 10  # the warm-up move, played in the background before the search is ready
 
 
 def warm_up(player: Player, rules: Rules) -> None:
@@ -61,7 +64,9 @@ class Engine(Player):
         self.error: Exception | None = None
         self.load_s: float | None = None
         self._ready = threading.Event()
+        self._compiling = False  # a child process is filling numba's cache
         self._thread: threading.Thread | None = None
+        self._contention = Contention()  # of the loading thread
 
     @property
     def ready(self) -> bool:
@@ -80,13 +85,32 @@ class Engine(Player):
 
     def _load(self) -> None:
         t0 = time.monotonic()
+        self._contention.start(threading.get_native_id())
+        # while the loader runs Python, a thread that needs the interpreter lock (the
+        # main thread, to read a request or write an answer) gets it sooner
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(interval, timing.LOADING_SWITCH_S))
+        try:
+            self._load_player()
+        finally:
+            sys.setswitchinterval(interval)
+        if self.player is not None:
+            self.load_s = time.monotonic() - t0
+            self._ready.set()
+            self._note(f"engine ready after {self.load_s:.2f} s ({self.spec})")
+
+    def _load_player(self) -> None:
         try:
             player_kind(check_name(self.spec))  # imports the player's module (and numba)
             if needs_compiling():
                 # compiling in this process would hold the interpreter lock for seconds at
                 # a time and make the fallback's answers late: a child fills the cache
                 self._note("compiling the search in a child process (first run, about 20 s)")
-                _compile_in_child()
+                self._compiling = True
+                try:
+                    _compile_in_child()
+                finally:
+                    self._compiling = False
             player = make_player(self.spec)
             warm_up(player, self.rules)
         except Exception as exc:  # a bad spec, or a search that cannot load here
@@ -96,9 +120,6 @@ class Engine(Player):
                 self.on_error(exc)
             return
         self.player = player
-        self.load_s = time.monotonic() - t0
-        self._ready.set()
-        self._note(f"engine ready after {self.load_s:.2f} s ({self.spec})")
 
     def _note(self, text: str) -> None:
         with contextlib.suppress(Exception):
@@ -119,8 +140,10 @@ class Engine(Player):
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         t0 = time.monotonic()
         think_ms = _think_ms(board, limit)
-        if not self.ready and self._thread is not None and not self.fallback_knows(board):
-            self._ready.wait(timing.engine_wait_ms(think_ms) / 1000.0)
+        if (not self.ready and self._thread is not None and not self._compiling
+                and not self.fallback_knows(board)):
+            contention = self._contention.share()
+            self._ready.wait(timing.engine_wait_ms(think_ms, contention) / 1000.0)
         if self.player is None:
             result = self.fallback.play(board, limit)
             result.info["engine"] = "loading"
@@ -129,6 +152,43 @@ class Engine(Player):
             return self.player.play(board, limit)
         left_ms = think_ms - (time.monotonic() - t0) * 1000.0
         return self.player.play(board, dataclasses.replace(limit, move_ms=max(1.0, left_ms)))
+
+
+class Contention:
+    """The share of the time a thread has waited for a CPU while it could run, since
+    `start` (Linux's per-thread scheduler statistics; 0 where they cannot be read).
+
+    The search loads in Python and holds the interpreter lock nearly all the time; on a
+    busy machine the OS often takes the CPU from it while it holds the lock, and the
+    bot's main thread then waits for the lock, unseen by its clock, before it can read a
+    request or write an answer.
+    """
+
+    def __init__(self) -> None:
+        self._since: tuple[int, int, float] | None = None  # (thread, ns waited, at)
+
+    @staticmethod
+    def _waited_ns(tid: int) -> int | None:
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                return int(f.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def start(self, tid: int) -> None:
+        """Count from now, for the thread `tid` (a native thread id)."""
+        waited = self._waited_ns(tid)
+        self._since = None if waited is None else (tid, waited, time.monotonic())
+
+    def share(self) -> float:
+        """The share of the time since `start` that the thread waited for a CPU."""
+        if self._since is None:
+            return 0.0
+        tid, waited0, t0 = self._since
+        waited, now = self._waited_ns(tid), time.monotonic()
+        if waited is None or now <= t0:
+            return 0.0
+        return min(1.0, max(0.0, (waited - waited0) / 1e9 / (now - t0)))
 
 
 def _think_ms(board: Board, limit: Limit) -> float:

@@ -32,6 +32,16 @@ from ninefold.rules import Board, Move, Rules
 GC_AFTER_ANSWER = 1  # the generations collected once an answer is written (young ones)
 
 
+class TurnMeasures:
+    """What a bot's recent turns measured: how far past its planned thinking time each
+    answer was written (`overshoots`), and how long its main thread took to wake once the
+    player was done (`wakes`), in ms, the newest last."""
+
+    def __init__(self) -> None:
+        self.overshoots: deque[float] = deque(maxlen=timing.TURN_SAFETY_WINDOW)
+        self.wakes: deque[float] = deque(maxlen=timing.TURN_SAFETY_WINDOW)
+
+
 class BotRunner(ABC):
     """Runs a ninefold `Player` as a bot on a text stream, managing its own time.
 
@@ -57,9 +67,10 @@ class BotRunner(ABC):
         # process started (imports and warm-up count): remember when that was.
         self.started = time.monotonic() - process_age_s()
         self.requests = 0
-        # per turn: how far past its planned thinking time each answer was written
-        self.overshoots: deque[float] = deque(maxlen=timing.TURN_SAFETY_WINDOW)
-        self.wakes: deque[float] = deque(maxlen=timing.TURN_SAFETY_WINDOW)
+        # what the turns measured, kept apart while an `Engine` loads its search (the
+        # loader holds the interpreter lock at times: answers wait longer) and after
+        self._loading, self._settled = TurnMeasures(), TurnMeasures()
+        self._turn = self._settled  # where the current turn's measures go
         self._gc_paused = False
 
     def startup_ms(self, at: float | None = None) -> float:
@@ -97,13 +108,16 @@ class BotRunner(ABC):
         counted from `start` (a `time.monotonic()` value: the request's arrival; now if
         None). No automatic garbage collection runs until the answer is said."""
         t0 = time.monotonic() if start is None else start
+        measures = self.measures
         if gc.isenabled():
             gc.disable()
             self._gc_paused = True
         legal = fallback if fallback is not None else list(board.legal_moves)
         if not legal:
             raise ValueError("no legal move")
-        if len(legal) == 1:
+        if len(legal) == 1 and limit.move_ms is None:
+            # a bank: the time saved is kept. A fixed time per turn is lost if unused, so
+            # the player thinks on (its tree, reused, is then deeper on the next turn)
             return legal[0]
         if self._busy.is_set():  # the player is still stuck on an earlier move
             self.note("player still busy: playing a random move")
@@ -130,7 +144,7 @@ class BotRunner(ABC):
             return self.rng.choice(legal)
         # how long this thread took to wake once the player was done: the scheduler's
         # latency, which the referee's write and the pipe back suffer too
-        self.wakes.append(1000.0 * (time.monotonic() - box.get("done_at", time.monotonic())))
+        measures.wakes.append(1000.0 * (time.monotonic() - box.get("done_at", time.monotonic())))
         move = box.get("move")
         if move is None or move not in legal:
             self.note(f"player gave {move!r} ({box.get('error')!r}): playing a random move")
@@ -147,15 +161,34 @@ class BotRunner(ABC):
 
     def turn_budget(self, turn_ms: float) -> timing.Plan:
         """(think, hard) times in ms, from the request's arrival, for a fixed time per
-        turn: the turn less the safety this process has measured (`turn_done`, and the
-        wake-ups of `choose`)."""
-        return timing.runner_turn_plan(turn_ms, self.overshoots, self.wakes)
+        turn: the turn less the safety this process has measured in the phase it is in
+        (`settled` or not: `turn_done`, and the wake-ups of `choose`)."""
+        self._turn = self.measures
+        return timing.runner_turn_plan(turn_ms, self._turn.overshoots, self._turn.wakes)
+
+    @property
+    def settled(self) -> bool:
+        """True once the player is loaded (an `Engine` may still be loading its search)."""
+        return not isinstance(self.player, engine.Engine) or self.player.ready
+
+    @property
+    def measures(self) -> TurnMeasures:
+        """What the turns of the phase this bot is in (`settled` or not) have measured."""
+        return self._settled if self.settled else self._loading
+
+    @property
+    def overshoots(self) -> deque[float]:
+        return self.measures.overshoots
+
+    @property
+    def wakes(self) -> deque[float]:
+        return self.measures.wakes
 
     def turn_done(self, start: float, think_ms: float) -> None:
-        """An answer to a request that arrived at `start`, planned to think `think_ms`,
-        is written: note how far past the plan it was."""
+        """An answer to a request that arrived at `start`, planned (by `turn_budget`) to
+        think `think_ms`, is written: note how far past the plan it was."""
         if self.requests:  # the first answer also paid for starting up
-            self.overshoots.append(1000.0 * (time.monotonic() - start) - think_ms)
+            self._turn.overshoots.append(1000.0 * (time.monotonic() - start) - think_ms)
 
     @abstractmethod
     def run(self) -> int:
