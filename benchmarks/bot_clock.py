@@ -47,6 +47,7 @@ from botgames import (
     Load,
     Request,
     bot_requests,
+    first_answer,
     fmt_ms,
     lost_on_time,
     ninefold_command,
@@ -58,8 +59,8 @@ from rich.progress import Progress
 from rich.table import Table
 
 from ninefold.arena.referee import Seat, play_game
-from ninefold.protocols import PROTOCOLS, BotCommand, BotFault, Clock, TimeControl, connect
-from ninefold.rules import Board, Mark
+from ninefold.protocols import PROTOCOLS, BotFault, Clock, TimeControl
+from ninefold.rules import Mark
 
 app = typer.Typer(add_completion=False)
 console = Console(width=None if sys.stdout.isatty() else 150)  # a log keeps whole rows
@@ -116,21 +117,14 @@ def one_start(protocol: str, player: str | None, env: dict[str, str]) -> Start:
     """Launch a bot, ask for its first move at once, time the answer, end the bot."""
     tc = platform_control(protocol).with_allowances(START_WAIT_MS, 0)
     limit = Clock(tc).told_ms()
-    cmd = BotCommand(ninefold_command(protocol, player), protocol, env=env)
-    bot = connect(cmd, name="ninefold")
-    board = Board(rules_for(protocol))
     t_launch = time.monotonic()
     try:
-        bot.start(Mark.X, board, tc)
-        t_ask = time.monotonic()
-        played = bot.play(board, None, Clock(tc))
-        ms = float(played.info["ms"])
-        return Start(1000 * (t_ask - t_launch) + ms, ms, limit)
+        launch_ms, request_ms = first_answer(ninefold_command(protocol, player), protocol,
+                                             rules_for(protocol), tc, env)
+        return Start(launch_ms, request_ms, limit)
     except BotFault as fault:
         elapsed = 1000 * (time.monotonic() - t_launch)
         return Start(elapsed, elapsed, limit, failure=fault.reason)
-    finally:
-        bot.close()
 
 
 def measure_starts(m: Measures, player: str | None, starts: int, cold: bool,

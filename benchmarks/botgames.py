@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -29,28 +30,88 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ninefold.arena.referee import GameResult
-from ninefold.protocols import Clock, TimeControl
+from ninefold.protocols import BotCommand, Clock, TimeControl, connect
 from ninefold.rules import Board, Mark, Termination
 
 HERE = Path(__file__).resolve().parent
 OPENSPIEL_BOT = HERE / "openspiel_bot.py"
+REVISIONS = HERE.parent / ".bench" / "revisions"  # ninefold's source at other git revisions
 LOAD_MAX_S = 4 * 3600  # a spinning process ends by itself after this, whatever happens
 
 
-def ninefold_command(protocol: str, spec: str | None = None, rules: str | None = None) -> str:
-    """The command line of ``ninefold bot`` as installed next to this Python.
+def ninefold_command(protocol: str, spec: str | None = None, rules: str | None = None,
+                     src: Path | None = None) -> str:
+    """The command line of ``ninefold bot`` as installed next to this Python, or of the
+    ninefold whose source is in `src` (`revision_src`), run by this Python.
 
     >>> ninefold_command("codingame", "mcts:c=0.6").split()[-5:]
     ['bot', '--protocol', 'codingame', '--player', 'mcts:c=0.6']
+    >>> ninefold_command("riddles", src=Path("/x/src")).split()[:2]
+    ['env', 'PYTHONPATH=/x/src']
     """
     script = Path(sys.executable).with_name("ninefold")
-    argv = [str(script)] if script.exists() else [sys.executable, "-m", "ninefold.cli"]
+    if src is not None:
+        argv = ["env", f"PYTHONPATH={src}", sys.executable, "-m", "ninefold.cli"]
+    elif script.exists():
+        argv = [str(script)]
+    else:
+        argv = [sys.executable, "-m", "ninefold.cli"]
     argv += ["bot", "--protocol", protocol]
     if spec:
         argv += ["--player", spec]
     if rules:
         argv += ["--rules", rules]
     return shlex.join(argv)
+
+
+def split_revision(spec: str) -> tuple[str, str | None]:
+    """A player spec with an optional git revision, ``SPEC@REV``: (spec, revision).
+
+    >>> split_revision("mcts@09be2c6"), split_revision("mcts:ms=50")
+    (('mcts', '09be2c6'), ('mcts:ms=50', None))
+    """
+    spec, at, rev = spec.partition("@")
+    return spec, (rev if at and rev else None)
+
+
+def revision_src(rev: str) -> Path:
+    """The ``src`` folder of ninefold as it was at git revision `rev`: exported once (git
+    archive) into ``.bench/revisions/SHA``, so an older version can play the current one
+    as a bot process. ValueError if git does not know `rev`."""
+    root = HERE.parent
+    found = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
+                           cwd=root, capture_output=True, text=True, check=False)
+    sha = found.stdout.strip()
+    if found.returncode or not sha:
+        raise ValueError(f"git knows no revision {rev!r} here")
+    path = REVISIONS / sha
+    if not (path / "src" / "ninefold").is_dir():
+        part = REVISIONS / f"{sha}.part"
+        shutil.rmtree(part, ignore_errors=True)
+        part.mkdir(parents=True)
+        archive = subprocess.run(["git", "archive", sha, "src"], cwd=root, capture_output=True,
+                                 check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(part)], input=archive, check=True)
+        shutil.rmtree(path, ignore_errors=True)
+        part.rename(path)  # whole or not at all
+    return path / "src"
+
+
+def first_answer(command: str, protocol: str, rules: str, tc: TimeControl,
+                 env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Launch a bot, ask for its first move at once (it moves first on an empty board),
+    end it: (ms from launch, ms from the write of the request) to the read of the
+    answer. `BotFault` if it fails."""
+    bot = connect(BotCommand(command, protocol, env=env or {}), name="bot")
+    board = Board(rules)
+    t_launch = time.monotonic()
+    try:
+        bot.start(Mark.X, board, tc)
+        t_ask = time.monotonic()
+        ms = float(bot.play(board, None, Clock(tc)).info["ms"])
+        return 1000 * (t_ask - t_launch) + ms, ms
+    finally:
+        bot.close()
 
 
 def openspiel_command(protocol: str, ms: float | None = None, safety_ms: float | None = None,

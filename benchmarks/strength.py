@@ -10,6 +10,14 @@ default), for comparisons only::
     .venv/bin/python benchmarks/strength.py mcts openspiel --ms 100 --games 200 --jobs 2
     .venv/bin/python benchmarks/strength.py mcts:c=0.6 mcts:c=1.0 --ms 50 --games 100
     .venv/bin/python benchmarks/strength.py mcts mcts:tm=flat --bank 10000 --inc 500
+    .venv/bin/python benchmarks/strength.py mcts @09be2c6 --subprocess --protocol riddles
+
+With ``--subprocess`` both sides are bot processes under the arena's
+referee, on the platform's clock (the last line: today's bot against the one
+of git revision 09be2c6, with its default player, on Riddles' 10 s + 500 ms).
+``SPEC@REV`` is ninefold as it was at a git revision: its source is exported
+once into ``.bench/revisions/`` and run by this Python, warmed up before the
+first game.
 
 The time control is per move (``--ms``) or a bank with increment (``--bank``,
 ``--inc``, as the bot platforms play: the increment is added before each
@@ -35,12 +43,15 @@ import typer
 from botgames import (
     Request,
     bot_requests,
+    first_answer,
     fmt_ms,
     lost_on_time,
     ninefold_command,
     openspiel_command,
     percentile,
     platform_control,
+    revision_src,
+    split_revision,
 )
 from openspiel_mcts import OpenSpielSearch
 from rich.console import Console
@@ -49,11 +60,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ninefold.arena.referee import Seat
 from ninefold.arena.referee import play_game as referee_game
 from ninefold.players import Limit, Player, PlayResult, make_player, register
-from ninefold.protocols import PROTOCOLS, TimeControl
+from ninefold.protocols import PROTOCOLS, BotFault, TimeControl
 from ninefold.rules import Board, Mark, Termination, random_opening
 
 app = typer.Typer(add_completion=False)
 console = Console()
+WARM_WAIT_MS = 600_000  # a bot at another revision may take this long to compile
 
 
 # --- OpenSpiel's MCTS as a ninefold player (benchmark only) ---------------------------
@@ -118,7 +130,9 @@ class Config:
         assert self.protocol is not None
         if spec == "openspiel":
             return openspiel_command(self.protocol, self.ms, self.safety_ms)
-        return ninefold_command(self.protocol, spec, self.rules)
+        spec, rev = split_revision(spec)
+        src = revision_src(rev) if rev else None
+        return ninefold_command(self.protocol, spec or None, self.rules, src)
 
 
 _players: dict[tuple[str, str], Player] = {}
@@ -319,11 +333,31 @@ def main(
     rules = rules or ("codingame" if subprocess and protocol == "codingame" else "standard")
     if subprocess and protocol != "codingame" and not bank:
         bank, inc = float(TimeControl().bank_ms), float(TimeControl().increment_ms)
+    if not subprocess and any(split_revision(s)[1] for s in (a, b)):
+        raise typer.BadParameter("SPEC@REV plays as a bot process: add --subprocess")
     cfg = Config(a, b, rules, None if bank else ms, bank, inc,
                  protocol=protocol if subprocess else None, safety_ms=safety_ms,
                  first_move_ms=first_move_ms)
+    if subprocess:
+        warm_revisions(cfg)
     results = run_match(cfg, games, jobs, seed)
     console.print(summarize(results, cfg), highlight=False, soft_wrap=True)
+
+
+def warm_revisions(cfg: Config) -> None:
+    """Export each ``SPEC@REV`` side's source and fill its numba cache (its first start
+    compiles for about 20 s) before any game, so no game pays for it."""
+    assert cfg.protocol is not None
+    for spec in (cfg.spec_a, cfg.spec_b):
+        rev = split_revision(spec)[1]
+        if rev is None:
+            continue
+        try:
+            console.print(f"{spec}: ninefold at {rev}, warming up (a first start compiles)")
+            first_answer(cfg.command(spec), cfg.protocol, cfg.rules,
+                         cfg.time_control().with_allowances(WARM_WAIT_MS, 0))
+        except (ValueError, BotFault) as exc:
+            raise typer.BadParameter(str(getattr(exc, "reason", exc)), param_hint=spec) from None
 
 
 def run_match(cfg: Config, games: int, jobs: int, seed: int) -> list[GameResult]:

@@ -90,3 +90,26 @@ def test_strength_subprocess_bank_mode_reports_banks():
 def test_strength_subprocess_openspiel_speaks_codingame_only():
     done = run("strength.py", "mcts", "openspiel", "--subprocess", "--protocol", "riddles")
     assert done.returncode == 2 and "codingame only" in done.stderr
+
+
+def test_strength_plays_ninefold_at_a_git_revision():
+    """SPEC@REV: the source at a git revision, exported once, plays as a bot process."""
+    done = run("strength.py", "random", "random:seed=2@HEAD", "--subprocess", "--protocol",
+               "riddles", "--games", "2", "--bank", "3000", "--inc", "100")
+    assert done.returncode == 0, done.stderr
+    assert "random vs random:seed=2@HEAD" in done.stdout
+    assert "0 games lost by a fault" not in done.stdout and "lost on time: A 0, B 0" in done.stdout
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True, cwd=BENCH.parent).stdout.strip()
+    assert (botgames.REVISIONS / head / "src" / "ninefold" / "rules.py").is_file()
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (("random", "random@no-such-revision", "--subprocess", "--protocol", "riddles"),
+     "git knows no revision"),
+    (("random", "random@HEAD"), "add --subprocess"),
+])
+def test_strength_refuses_a_bad_revision_in_one_line(args, words):
+    done = run("strength.py", *args)
+    assert done.returncode == 2 and words in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

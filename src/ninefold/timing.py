@@ -291,32 +291,28 @@ def runner_turn_plan(turn_ms: float, overshoots: Sequence[float],
 
 # --- a bot whose search is still loading (`ninefold.protocols.engine`) -----------------------
 
-LOADING_MARGIN_MS = 30.0  # a request that comes while the search loads waits for it until
-# its think time less this, then the fallback answers: loading numba can hold the
-# interpreter lock for up to ~16 ms at a time (measured: a C extension's import), so the
-# main thread reads a request and writes an answer up to ~13 ms later than its clock
-# says (measured on a quiet machine), and the fallback's own move takes ~1 ms
+LOADING_MARGIN_MS = 30.0  # a turn that begins while the search loads ends this much before
+# its think time, the fallback answering if the search is not ready by then: loading
+# numba can hold the interpreter lock for up to ~16 ms at a time (measured: a C
+# extension's import), so the main thread reads a request and writes an answer up to
+# ~13 ms later than its clock says (measured on a quiet machine)
 LOADING_SWITCH_S = 0.001  # the interpreter's switch interval while the search loads
-LOADING_CONTENDED = 0.2  # ... but not at all when the loading thread has lately waited for
-# a CPU this share of the time or more: the OS then often stops it while it holds the
-# interpreter lock, and the main thread waits for the lock, unseen, for tens of ms
-# (measured under two spinning processes on two cores: a share of about 0.5, answers up
-# to 35 ms later than the bot's own clock said)
+LOADING_CONTENDED = 0.2  # such a turn does not wait for the search at all when the loading
+# thread has waited for a CPU this share of the time or more: the OS then often stops it
+# while it holds the interpreter lock, and the main thread waits for the lock, unseen,
+# for tens of ms (measured under two spinning processes on two cores: a share of about
+# 0.5, answers up to 35 ms later than the bot's own clock said)
 CHILD_COMPILE_S = 600.0  # a child compiling the search into the cache gets this long at most
 
 
 def engine_wait_ms(think_ms: float, contention: float = 0.0) -> float:
-    """How long a request may wait for a search that is still loading: all its think
-    time but `LOADING_MARGIN_MS` (time not used on a per-turn clock is lost, and a
-    search that becomes ready meanwhile plays the rest of the turn), or nothing when
-    the loading thread has lately waited for a CPU `contention` of the time, at least
-    `LOADING_CONTENDED`.
+    """How long a request may wait for a search that is still loading, given the time
+    the turn may take (its think time less `LOADING_MARGIN_MS`): all of it (time not
+    used on a per-turn clock is lost, and a search that becomes ready meanwhile plays
+    the rest of the turn), or nothing when the loading thread has waited for a CPU
+    `contention` of the time, at least `LOADING_CONTENDED`.
 
-    >>> engine_wait_ms(94.0), engine_wait_ms(1500.0), engine_wait_ms(25.0)
-    (64.0, 1470.0, 0.0)
-    >>> engine_wait_ms(94.0, contention=0.5)
-    0.0
+    >>> engine_wait_ms(64.0), engine_wait_ms(64.0, contention=0.5)
+    (64.0, 0.0)
     """
-    if contention >= LOADING_CONTENDED:
-        return 0.0
-    return max(0.0, think_ms - LOADING_MARGIN_MS)
+    return 0.0 if contention >= LOADING_CONTENDED else max(0.0, think_ms)

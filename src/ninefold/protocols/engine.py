@@ -140,6 +140,10 @@ class Engine(Player):
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         t0 = time.monotonic()
         think_ms = _think_ms(board, limit)
+        if not self.ready:
+            # the loader may have kept the main thread from reading this request for a
+            # while, unseen: a turn that began while it ran ends early, whoever answers
+            think_ms = max(1.0, think_ms - timing.LOADING_MARGIN_MS)
         if (not self.ready and self._thread is not None and not self._compiling
                 and not self.fallback_knows(board)):
             contention = self._contention.share()
