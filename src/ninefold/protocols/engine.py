@@ -67,6 +67,7 @@ class Engine(Player):
         self._compiling = False  # a child process is filling numba's cache
         self._thread: threading.Thread | None = None
         self._contention = Contention()  # of the loading thread
+        self.contention = 0.0  # its share at the last request that waited for the search
 
     @property
     def ready(self) -> bool:
@@ -146,7 +147,7 @@ class Engine(Player):
             think_ms = max(1.0, think_ms - timing.LOADING_MARGIN_MS)
         if (not self.ready and self._thread is not None and not self._compiling
                 and not self.fallback_knows(board)):
-            contention = self._contention.share()
+            contention = self.contention = self._contention.share()
             self._ready.wait(timing.engine_wait_ms(think_ms, contention) / 1000.0)
         if self.player is None:
             result = self.fallback.play(board, limit)
@@ -159,39 +160,43 @@ class Engine(Player):
 
 
 class Contention:
-    """The share of the time a thread has waited for a CPU while it could run, since
-    `start` (Linux's per-thread scheduler statistics; 0 where they cannot be read).
+    """The share of the time a thread has lately waited for a CPU while it could run:
+    since the last look, or since `start` (Linux's per-thread scheduler statistics; 0
+    where they cannot be read).
 
     The search loads in Python and holds the interpreter lock nearly all the time; on a
     busy machine the OS often takes the CPU from it while it holds the lock, and the
     bot's main thread then waits for the lock, unseen by its clock, before it can read a
-    request or write an answer.
+    request or write an answer. Each turn looks once: the share since the last turn.
     """
 
     def __init__(self) -> None:
-        self._since: tuple[int, int, float] | None = None  # (thread, ns waited, at)
+        self._tid: int | None = None
+        self._since: tuple[int, float] | None = None  # (ns waited, at)
 
-    @staticmethod
-    def _waited_ns(tid: int) -> int | None:
+    def _waited_ns(self) -> int | None:
         try:
-            with open(f"/proc/self/task/{tid}/schedstat") as f:
+            with open(f"/proc/self/task/{self._tid}/schedstat") as f:
                 return int(f.read().split()[1])
         except (OSError, ValueError, IndexError):
             return None
 
     def start(self, tid: int) -> None:
         """Count from now, for the thread `tid` (a native thread id)."""
-        waited = self._waited_ns(tid)
-        self._since = None if waited is None else (tid, waited, time.monotonic())
+        self._tid = tid
+        waited = self._waited_ns()
+        self._since = None if waited is None else (waited, time.monotonic())
 
     def share(self) -> float:
-        """The share of the time since `start` that the thread waited for a CPU."""
+        """The share of the time since the last look (or `start`) that the thread waited
+        for a CPU."""
         if self._since is None:
             return 0.0
-        tid, waited0, t0 = self._since
-        waited, now = self._waited_ns(tid), time.monotonic()
+        waited0, t0 = self._since
+        waited, now = self._waited_ns(), time.monotonic()
         if waited is None or now <= t0:
             return 0.0
+        self._since = (waited, now)
         return min(1.0, max(0.0, (waited - waited0) / 1e9 / (now - t0)))
 
 
