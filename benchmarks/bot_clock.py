@@ -18,7 +18,9 @@ later one; AI Games and Riddles a 10 s bank (its maximum too) + 500 ms a move.
    with a WARM one (the usual cache, filled by one start first). The
    referee waits as long as it takes, so a slow start is measured, not cut.
 2. **Turns.** Whole games against a built-in opponent (`--opponent`, thinking
-   `--opponent-ms` a move in this process) until the bot has answered
+   `--opponent-ms` a move in this process: 90 by default, as public CodinGame
+   bots use 90-96 ms of their 100; a faster opponent makes games shorter, so
+   more of them is spent while the bot's search loads) until the bot has answered
    `--turns` requests. An answer later than its limit (the turn's time, or the
    bank left) is a time-out; the game goes on unless the answer is later than
    the limit + `--grace-ms`, when the referee gives up on it as a platform
@@ -294,7 +296,7 @@ def main(
     load: int = typer.Option(0, help="Processes spinning on the CPU meanwhile."),
     player: str = typer.Option(None, help="The bot's --player (default: its own)."),
     opponent: str = typer.Option("mcts", help="The built-in opponent's spec."),
-    opponent_ms: int = typer.Option(20, help="The opponent's time a move, ms."),
+    opponent_ms: int = typer.Option(90, help="The opponent's time a move, ms."),
     grace_ms: int = typer.Option(5000, help="How long past its limit an answer is waited for."),
     plot_path: Annotated[Path | None, typer.Option(
         "--plot", help="Also draw the measures (PNG).")] = None,
