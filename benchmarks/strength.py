@@ -247,6 +247,11 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
     forfeits = [r.forfeit for r in results if r.forfeit]
     if forfeits or cfg.bank is not None or cfg.protocol:
         lines.append(f"lost on time: A {forfeits.count('A')}, B {forfeits.count('B')}")
+        for side in ("A", "B"):
+            plies = [r.plies for r in results if r.forfeit == side]
+            if plies:  # where in the game: while a bot starts, or later
+                lines.append(f"  {side} lost on time after these plies: "
+                             + ", ".join(map(str, plies)))
     if cfg.protocol:
         return "\n".join(lines + process_lines(results, cfg))
     for side, spec in (("A", cfg.spec_a), ("B", cfg.spec_b)):

@@ -161,3 +161,17 @@ def test_turns_measured_while_the_search_loads_are_kept_apart() -> None:
     assert engine.wait(30)
     assert r.settled and list(r.overshoots) == [] and list(r.wakes) == []
     assert r.turn_budget(100.0).think_ms > 100.0 - 20.0  # the loading turns do not count
+
+
+def test_no_automatic_collection_once_the_bot_is_asked_a_move() -> None:
+    """A full collection took 11-23 ms late in a game; one that started while a request
+    was read or parsed made the answer late. From the first request on none starts by
+    itself: the young objects are collected after each answer, off the clock."""
+    import gc
+
+    r = _quiet_runner("codingame", Noting())
+    assert gc.isenabled()
+    r.clock_starts()
+    assert not gc.isenabled()
+    r.say("4 4")  # the answer: collected after it, and still no automatic collection
+    assert not gc.isenabled()

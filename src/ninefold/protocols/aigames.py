@@ -120,7 +120,7 @@ class AIGamesRunner(BotRunner):
         self.warm_up()
         for line in read_lines(self.inp):
             if self.arrived is None:
-                self.arrived = time.monotonic()
+                self.arrived = self.clock_starts()
             parts = line.split()
             try:
                 if parts[0] == "settings" and len(parts) >= 3:

@@ -10,9 +10,11 @@ naive player). A request that comes while the search loads is answered from
 the book at once if the book knows the position; otherwise it waits for the
 search for all its think time but a margin (`timing.engine_wait_ms`): if the
 search becomes ready meanwhile it plays the rest of the time, else the
-fallback answers. While a child process compiles the search (an empty cache,
-about 20 s) nothing is gained by waiting, and the fallback answers at once.
-Once the search is ready it plays every later move.
+fallback answers. It answers at once instead while a child process compiles
+the search (an empty cache, about 20 s: nothing is gained by waiting), and when
+the loading thread has lately waited for a CPU (`Contention`: the answer would
+wait, unseen, for the interpreter lock the loader holds). Once the search is
+ready it plays every later move.
 
 When it becomes ready, one line on stderr says so and how long it took. A
 player spec that cannot be made is reported through `on_error` (the bot
