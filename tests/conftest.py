@@ -6,6 +6,9 @@ import gc
 
 import pytest
 
+# The scripts in bots/ are bots run as subprocesses, not test modules: never import them.
+collect_ignore_glob = ["bots/*_bot.py", "bots/botlib.py"]
+
 
 @pytest.fixture(autouse=True)
 def _automatic_gc_restored():
