@@ -69,7 +69,6 @@ class Engine(Player):
         self._compiling = False  # a child process is filling numba's cache
         self._thread: threading.Thread | None = None
         self._contention = Contention()  # of the loading thread
-        self.contention = 0.0  # its share at the last request that waited for the search
 
     @property
     def ready(self) -> bool:
@@ -147,10 +146,9 @@ class Engine(Player):
             # the loader may have kept the main thread from reading this request for a
             # while, unseen: a turn that began while it ran ends early, whoever answers
             think_ms = max(1.0, think_ms - timing.LOADING_MARGIN_MS)
-        if (not self.ready and self._thread is not None and not self._compiling
-                and not self.fallback_knows(board)):
-            contention = self.contention = self._contention.share()
-            self._ready.wait(timing.engine_wait_ms(think_ms, contention) / 1000.0)
+            if self._thread is not None and not self._compiling and not self.fallback_knows(board):
+                wait_ms = timing.engine_wait_ms(think_ms, self._contention.share())
+                self._ready.wait(wait_ms / 1000.0)
         if self.player is None:
             result = self.fallback.play(board, limit)
             result.info["engine"] = "loading"
