@@ -48,6 +48,7 @@ import typer
 from botgames import (
     Load,
     Request,
+    StallProbe,
     bot_requests,
     first_answer,
     fmt_ms,
@@ -306,7 +307,8 @@ def main(
     if unknown or not chosen:
         raise typer.BadParameter(f"choose among {', '.join(PROTOCOLS)}", param_hint="--protocols")
     results = []
-    with Load(load), Progress(console=console, transient=True) as progress:
+    with StallProbe() as stalls, Load(load), Progress(console=console,
+                                                      transient=True) as progress:
         for protocol in chosen:
             m = Measures(protocol, platform_control(protocol))
             if starts:
@@ -315,6 +317,7 @@ def main(
                 measure_turns(m, player, turns, opponent, opponent_ms, grace_ms, progress)
             results.append(m)
     console.print(report(results, load, player, opponent))
+    console.print(stalls.summary())
     if plot_path:
         plot(results, plot_path)
         console.print(f"plot: {plot_path}")

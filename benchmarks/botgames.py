@@ -230,3 +230,72 @@ class Load:
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
+
+
+STALL_STEP_MS = 2.0  # the probe sleeps this long, over and over
+STALL_MIN_MS = 10.0  # a wake-up this much later than asked is a stall
+
+
+class StallProbe:
+    """A process that sleeps `STALL_STEP_MS` over and over while the block runs and
+    notes each wake-up at least `min_ms` late: the stalls of the whole machine (a VM
+    whose host keeps its CPUs for a while, other load) that no bot sees coming. A bot
+    that loses on time while the machine stalls for longer than its safety is not the
+    bot's fault; a report shows both.
+
+    >>> import signal
+    >>> with StallProbe(min_ms=5.0) as probe:
+    ...     probe.proc.send_signal(signal.SIGSTOP); time.sleep(0.05)
+    ...     probe.proc.send_signal(signal.SIGCONT); time.sleep(0.05)
+    >>> len(probe.stalls) >= 1 and max(probe.stalls) >= 40
+    True
+    >>> "longest" in probe.summary()
+    True
+    """
+
+    def __init__(self, min_ms: float = STALL_MIN_MS) -> None:
+        self.min_ms = min_ms
+        self.proc: subprocess.Popen[str] | None = None
+        self.stalls: list[float] = []  # ms late, in order
+        self.seconds = 0.0
+
+    def __enter__(self) -> StallProbe:
+        code = (
+            "import os, sys, time\n"
+            f"parent, end = {os.getpid()}, time.monotonic() + {LOAD_MAX_S}\n"
+            f"step, least = {STALL_STEP_MS / 1000!r}, {self.min_ms / 1000!r}\n"
+            "print('ready', flush=True)\n"
+            "last = time.monotonic()\n"
+            "while os.getppid() == parent and last < end:\n"
+            "    time.sleep(step)\n"
+            "    now = time.monotonic()\n"
+            "    if now - last - step >= least:\n"
+            "        print(f'{1000 * (now - last - step):.1f}', flush=True)\n"
+            "    last = now\n"
+        )
+        self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                                     text=True)
+        assert self.proc.stdout is not None
+        self.proc.stdout.readline()  # it sleeps and wakes from now on
+        self._t0 = time.monotonic()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is None:
+            return
+        self.seconds = time.monotonic() - self._t0
+        self.proc.terminate()
+        out, _ = self.proc.communicate()
+        self.stalls = [float(line) for line in out.split() if line]
+
+    def summary(self) -> str:
+        """One line: how often and how long the machine stalled while the block ran."""
+        span = (f"{self.seconds:.0f} s" if self.seconds < 120
+                else f"{self.seconds / 60:.0f} min")
+        if not self.stalls:
+            return (f"the machine did not stall a sleeping process by {self.min_ms:.0f} ms "
+                    f"or more in {span}")
+        return (f"the machine stalled a sleeping process {len(self.stalls)} times by "
+                f"{self.min_ms:.0f} ms or more in {span} (longest "
+                f"{max(self.stalls):.0f} ms): a turn it hits near its end is late "
+                "whatever the bot does")

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import typer
 from botgames import (
     Request,
+    StallProbe,
     bot_requests,
     first_answer,
     fmt_ms,
@@ -57,7 +58,7 @@ from openspiel_mcts import OpenSpielSearch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ninefold.arena.referee import Seat
+from ninefold.arena.referee import GameKey, Seat
 from ninefold.arena.referee import play_game as referee_game
 from ninefold.players import Limit, Player, PlayResult, make_player, register
 from ninefold.protocols import PROTOCOLS, BotFault, TimeControl
@@ -116,6 +117,7 @@ class Config:
     protocol: str | None = None  # --subprocess: both sides are bot processes speaking it
     safety_ms: float | None = None  # the OpenSpiel bot's safety (its default if None)
     first_move_ms: int = 0  # an allowance for the first answers (not the platform's)
+    logs: str | None = None  # --subprocess: the bots' stderr, a file per bot and game here
 
     def time_control(self) -> TimeControl:
         """The platform's clock for --subprocess, with --ms or --bank/--inc."""
@@ -183,15 +185,17 @@ def play_game(cfg: Config, opening: str, a_is_x: bool) -> GameResult:
     return GameResult(outcome.score(a_mark), a_is_x, board.ply, overruns, off_cpu)
 
 
-def play_process_game(cfg: Config, opening: str | None, a_is_x: bool) -> GameResult:
-    """One game between two bot processes under the arena's referee, on the platform's
-    clock with no allowances: a late answer loses, as on the platform."""
+def play_process_game(cfg: Config, opening: str | None, a_is_x: bool,
+                      pair: int = 0) -> GameResult:
+    """One game (of the `pair`th pair) between two bot processes under the arena's referee,
+    on the platform's clock with no allowances: a late answer loses, as on the platform."""
     tc = cfg.time_control()
     a = Seat.external(cfg.command(cfg.spec_a), cfg.protocol or "", name="A", tc=tc)
     b = Seat.external(cfg.command(cfg.spec_b), cfg.protocol or "", name="B", tc=tc)
     x, o = (a, b) if a_is_x else (b, a)
     result = referee_game(x, o, rules=cfg.rules, opening=opening,
-                          first_move_ms=cfg.first_move_ms)
+                          first_move_ms=cfg.first_move_ms, log_dir=cfg.logs,
+                          key=GameKey("A", "B", pair, 0 if a_is_x else 1))
     a_mark = Mark.X if a_is_x else Mark.O
     sides = {"A": a_mark, "B": a_mark.other}
     forfeit = next((s for s, m in sides.items() if lost_on_time(result, m)), None)
@@ -203,10 +207,12 @@ def play_process_game(cfg: Config, opening: str | None, a_is_x: bool) -> GameRes
                       fault=fault)
 
 
-def _job(args: tuple[Config, str | None, bool]) -> GameResult:
-    if args[0].protocol:
-        return play_process_game(*args)
-    return play_game(*args)
+def _job(args: tuple[Config, str | None, bool, int]) -> GameResult:
+    cfg, opening, a_is_x, pair = args
+    if cfg.protocol:
+        return play_process_game(cfg, opening, a_is_x, pair)
+    assert opening is not None
+    return play_game(cfg, opening, a_is_x)
 
 
 def elo(score: float) -> float:
@@ -325,6 +331,9 @@ def main(
                                     "safety, ms (its default: 15)."),
     first_move_ms: int = typer.Option(0, help="With --subprocess: extra time for each bot's "
                                       "first answer (no platform gives it; 0)."),
+    logs: str = typer.Option(None, help="With --subprocess: keep the bots' stderr in this "
+                             "folder, a file per bot and game (DIR/A-X/A_B_PAIR_COLOUR.log): "
+                             "a bot's notes, e.g. where a late answer's time went."),
 ) -> None:
     protocol = protocol.strip().lower()
     if subprocess and protocol not in PROTOCOLS:
@@ -342,11 +351,17 @@ def main(
         raise typer.BadParameter("SPEC@REV plays as a bot process: add --subprocess")
     cfg = Config(a, b, rules, None if bank else ms, bank, inc,
                  protocol=protocol if subprocess else None, safety_ms=safety_ms,
-                 first_move_ms=first_move_ms)
+                 first_move_ms=first_move_ms, logs=logs)
     if subprocess:
         warm_revisions(cfg)
-    results = run_match(cfg, games, jobs, seed)
+    if not subprocess:
+        results = run_match(cfg, games, jobs, seed)
+        console.print(summarize(results, cfg), highlight=False, soft_wrap=True)
+        return
+    with StallProbe() as stalls:  # why a bot may be late: the machine, not the bot
+        results = run_match(cfg, games, jobs, seed)
     console.print(summarize(results, cfg), highlight=False, soft_wrap=True)
+    console.print(stalls.summary(), highlight=False, soft_wrap=True)
 
 
 def warm_revisions(cfg: Config) -> None:
@@ -374,7 +389,7 @@ def run_match(cfg: Config, games: int, jobs: int, seed: int) -> list[GameResult]
     for _ in range(pairs):
         # a CodinGame bot only learns the last move: it cannot start from an opening
         opening = None if cfg.protocol == "codingame" else random_opening(rng)
-        tasks += [(cfg, opening, True), (cfg, opening, False)]
+        tasks += [(cfg, opening, True, len(tasks) // 2), (cfg, opening, False, len(tasks) // 2)]
     results: list[GameResult | None] = [None] * len(tasks)
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

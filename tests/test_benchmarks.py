@@ -62,7 +62,8 @@ def test_bot_clock_runs_a_tiny_measure():
     done = run("bot_clock.py", "--protocols", "codingame", "--no-cold", "--starts", "1",
                "--turns", "3", "--opponent", "random")
     assert done.returncode == 0, done.stderr
-    for text in ("first answer, warm cache", "time used a turn", "time-outs", "median ≥ 85"):
+    for text in ("first answer, warm cache", "time used a turn", "time-outs", "median ≥ 85",
+                 "a sleeping process"):
         assert text in done.stdout
 
 
@@ -71,12 +72,16 @@ def test_bot_clock_refuses_an_unknown_protocol():
     assert done.returncode == 2 and "--protocols" in done.stderr
 
 
-def test_strength_subprocess_against_openspiel():
-    done = run("strength.py", "random", "openspiel", "--subprocess", "--games", "2",
-               "--ms", "50", "--first-move-ms", "5000")
+def test_strength_subprocess_against_openspiel(tmp_path):
+    done = run("strength.py", "mcts:ms=5", "openspiel", "--subprocess", "--games", "2",
+               "--ms", "50", "--first-move-ms", "5000", "--logs", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert "bot processes speaking codingame, turn=50,first=1000, 2 games" in done.stdout
-    assert "lost on time: A" in done.stdout and "A (random): time a turn" in done.stdout
+    assert "lost on time: A" in done.stdout and "A (mcts:ms=5): time a turn" in done.stdout
+    assert "a sleeping process" in done.stdout  # the machine's stalls, beside the time losses
+    logs = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.log"))
+    assert logs == ["A-O/A_B_0_1.log", "A-X/A_B_0_0.log", "B-O/A_B_0_0.log", "B-X/A_B_0_1.log"]
+    assert "engine ready" in (tmp_path / "A-X" / "A_B_0_0.log").read_text()
 
 
 def test_strength_subprocess_bank_mode_reports_banks():

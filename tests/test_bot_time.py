@@ -175,3 +175,24 @@ def test_no_automatic_collection_once_the_bot_is_asked_a_move() -> None:
     assert not gc.isenabled()
     r.say("4 4")  # the answer: collected after it, and still no automatic collection
     assert not gc.isenabled()
+
+
+def test_a_late_answer_says_on_stderr_where_its_time_went() -> None:
+    import re
+    import time
+
+    log = io.StringIO()
+    r = runner("codingame", Noting(), out=io.StringIO(), log=log)
+    board = Board("codingame")
+    start = time.monotonic()
+    r.choose(board, Limit(move_ms=50.0), 1000.0, start=start)
+    r.turn_done(start, 94.0, 100.0)  # in time: nothing said
+    assert log.getvalue() == ""
+    start = time.monotonic() - 0.15  # the request came 150 ms ago (the bot was held up)
+    r.choose(board, Limit(move_ms=50.0), 1000.0, start=start)
+    r.turn_done(start, 94.0, 100.0)
+    said = log.getvalue()
+    assert re.search(r"late answer: 1[5-9]\d ms of 100 by this bot's clock \(planned 94\); "
+                     r"player began at 1[5-9]\d ms, done at 1[5-9]\d, answer picked up at "
+                     r"1[5-9]\d", said), said
+    assert said.count("\n") == 1

@@ -105,7 +105,8 @@ class CodinGameRunner(BotRunner):
                 except (IllegalMoveError, InvalidMoveError) as exc:
                     self.note(f"opponent move {row} {col} does not fit my board: {exc}")
             budget = self.first_turn_ms if turn == 0 else self.turn_ms
-            think, hard = self.turn_budget(max(1.0, budget - self.startup_ms(start)))
+            turn_ms = max(1.0, budget - self.startup_ms(start))
+            think, hard = self.turn_budget(turn_ms)
             if not valid:
                 self.note("no valid action given; answering 4 4")
                 self.say("4 4")
@@ -118,7 +119,7 @@ class CodinGameRunner(BotRunner):
                 move = self.rng.choice(valid)
             x, y = move.xy
             self.say(f"{y} {x}")
-            self.turn_done(start, think)
+            self.turn_done(start, think, turn_ms)
             self.requests += 1
             with contextlib.suppress(IllegalMoveError, InvalidMoveError):
                 board.push(move)

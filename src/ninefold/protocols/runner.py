@@ -72,6 +72,9 @@ class BotRunner(ABC):
         self._loading, self._settled = TurnMeasures(), TurnMeasures()
         self._turn = self._settled  # where the current turn's measures go
         self._collect_after_answer = False  # a request is being answered
+        # the last `choose`, for a late answer's note: ms from the request's arrival to
+        # the player's thread starting, the player done, and this thread awake again
+        self._stamps: tuple[float, float, float] | None = None
 
     def startup_ms(self, at: float | None = None) -> float:
         """For the first request: time spent since the process started, until `at`
@@ -118,6 +121,7 @@ class BotRunner(ABC):
         None). No automatic garbage collection runs until the answer is said."""
         t0 = time.monotonic() if start is None else start
         measures = self.measures
+        self._stamps = None
         self.clock_starts()
         legal = fallback if fallback is not None else list(board.legal_moves)
         if not legal:
@@ -134,6 +138,7 @@ class BotRunner(ABC):
 
         def think() -> None:
             self._busy.set()
+            box["began_at"] = time.monotonic()
             try:
                 spent_ms = 1000.0 * (time.monotonic() - t0)
                 box["move"] = self.player.play(board.copy(), limit.spent(spent_ms)).move
@@ -151,7 +156,10 @@ class BotRunner(ABC):
             return self.rng.choice(legal)
         # how long this thread took to wake once the player was done: the scheduler's
         # latency, which the referee's write and the pipe back suffer too
-        measures.wakes.append(1000.0 * (time.monotonic() - box.get("done_at", time.monotonic())))
+        woke = time.monotonic()
+        measures.wakes.append(1000.0 * (woke - box["done_at"]))
+        self._stamps = (1000.0 * (box["began_at"] - t0), 1000.0 * (box["done_at"] - t0),
+                        1000.0 * (woke - t0))
         move = box.get("move")
         if move is None or move not in legal:
             self.note(f"player gave {move!r} ({box.get('error')!r}): playing a random move")
@@ -191,11 +199,23 @@ class BotRunner(ABC):
     def wakes(self) -> deque[float]:
         return self.measures.wakes
 
-    def turn_done(self, start: float, think_ms: float) -> None:
+    def turn_done(self, start: float, think_ms: float, turn_ms: float) -> None:
         """An answer to a request that arrived at `start`, planned (by `turn_budget`) to
-        think `think_ms`, is written: note how far past the plan it was."""
+        think `think_ms` of its `turn_ms`, is written: note how far past the plan it was,
+        and say on stderr when it was late by this bot's own clock (where the time went:
+        the platform's log then shows it)."""
+        took_ms = 1000.0 * (time.monotonic() - start)
         if self.requests:  # the first answer also paid for starting up
-            self._turn.overshoots.append(1000.0 * (time.monotonic() - start) - think_ms)
+            self._turn.overshoots.append(took_ms - think_ms)
+        if took_ms > turn_ms:
+            where = ""
+            if self._stamps is not None:
+                began, done, woke = self._stamps
+                where = (f"; player began at {began:.0f} ms, done at {done:.0f}, "
+                         f"answer picked up at {woke:.0f}")
+            self.note(f"late answer: {took_ms:.0f} ms of {turn_ms:.0f} by this bot's clock "
+                      f"(planned {think_ms:.0f}{', loading' if not self.settled else ''}"
+                      f"){where}")
 
     @abstractmethod
     def run(self) -> int:
