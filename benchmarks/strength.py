@@ -32,12 +32,17 @@ time the other side gets.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import multiprocessing as mp
+import os
 import random
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Annotated
 
 import typer
 from botgames import (
@@ -331,6 +336,10 @@ def main(
                                     "safety, ms (its default: 15)."),
     first_move_ms: int = typer.Option(0, help="With --subprocess: extra time for each bot's "
                                       "first answer (no platform gives it; 0)."),
+    save: Annotated[Path | None, typer.Option(help=(
+        "Keep each finished game in this file (JSON lines) and, run again with the same "
+        "options, play only the games it does not hold yet: a long run can stop and go on."
+    ))] = None,
     logs: str = typer.Option(None, help="With --subprocess: keep the bots' stderr in this "
                              "folder, a file per bot and game (DIR/A-X/A_B_PAIR_COLOUR.log): "
                              "a bot's notes, e.g. where a late answer's time went."),
@@ -354,12 +363,16 @@ def main(
                  first_move_ms=first_move_ms, logs=logs)
     if subprocess:
         warm_revisions(cfg)
-    if not subprocess:
-        results = run_match(cfg, games, jobs, seed)
-        console.print(summarize(results, cfg), highlight=False, soft_wrap=True)
-        return
-    with StallProbe() as stalls:  # why a bot may be late: the machine, not the bot
-        results = run_match(cfg, games, jobs, seed)
+    saved = SavedGames(save, cfg, seed) if save else None
+    try:
+        if not subprocess:
+            results = run_match(cfg, games, jobs, seed, saved)
+            console.print(summarize(results, cfg), highlight=False, soft_wrap=True)
+            return
+        with StallProbe() as stalls:  # why a bot may be late: the machine, not the bot
+            results = run_match(cfg, games, jobs, seed, saved)
+    except (ValueError, OSError) as exc:
+        raise typer.BadParameter(str(exc), param_hint="--save") from None
     console.print(summarize(results, cfg), highlight=False, soft_wrap=True)
     console.print(stalls.summary(), highlight=False, soft_wrap=True)
 
@@ -380,8 +393,80 @@ def warm_revisions(cfg: Config) -> None:
             raise typer.BadParameter(str(getattr(exc, "reason", exc)), param_hint=spec) from None
 
 
-def run_match(cfg: Config, games: int, jobs: int, seed: int) -> list[GameResult]:
-    """Play `games` paired games (rounded up to pairs) and return their results."""
+class SavedGames:
+    """The finished games of a run in a file (JSON lines), so that a long run can stop
+    and go on later: the first line says what match it is (the options and a digest of
+    ninefold's source, unless both sides are pinned at a git revision), each later line
+    one finished game. A run given a file that holds another match, or the same one
+    played by other source, is refused, as is one with a line that is not a game; a
+    last line cut off mid-write (the run was killed) is dropped and that game played
+    again. Nothing else is ever removed."""
+
+    def __init__(self, path: Path, cfg: Config, seed: int) -> None:
+        self.path = path
+        # sides at a git revision (SPEC@REV) are pinned; a side run from this tree is not
+        pinned = all(split_revision(spec)[1] for spec in (cfg.spec_a, cfg.spec_b))
+        self.head = {"match": {k: v for k, v in asdict(cfg).items() if k != "logs"},
+                     "seed": seed, "source": "pinned" if pinned else source_digest()}
+
+    def load(self) -> dict[int, GameResult]:
+        """The games already played, by their number in the run (ValueError: another
+        match, or not such a file)."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            self.path.write_text(json.dumps(self.head) + "\n")
+            return {}
+        text = self.path.read_text()
+        try:
+            head = json.loads(text.split("\n", 1)[0])
+        except json.JSONDecodeError:
+            head = None
+        if not isinstance(head, dict) or "\n" not in text:
+            raise ValueError(f"{self.path}: not a file of saved games")
+        if head != self.head:
+            changed = sorted(k for k in ("match", "seed", "source") if head.get(k) != self.head[k])
+            raise ValueError(f"{self.path} holds games of another run ({', '.join(changed)} "
+                             "differ): give another file")
+        if not text.endswith("\n"):  # a last line cut off by a kill: played again
+            text = text[:text.rindex("\n") + 1]
+            with self.path.open("r+") as f:
+                f.truncate(len(text.encode()))
+        done: dict[int, GameResult] = {}
+        for n, line in enumerate(text.split("\n")[1:-1], start=2):
+            try:
+                row = json.loads(line)
+                game = int(row.pop("game"))
+                done[game] = _game_result(row)
+            except (json.JSONDecodeError, TypeError, ValueError, KeyError, AttributeError):
+                raise ValueError(f"{self.path}, line {n}: not a saved game") from None
+        return done
+
+    def add(self, game: int, result: GameResult) -> None:
+        with self.path.open("a") as f:
+            f.write(json.dumps({"game": game, **asdict(result)}) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def _game_result(row: dict) -> GameResult:
+    requests = {side: [Request(**q) for q in qs] for side, qs in row.pop("requests").items()}
+    return GameResult(**row, requests=requests)
+
+
+def source_digest() -> str:
+    """A digest of ninefold's source as it is in this tree (committed or not)."""
+    src = Path(__file__).resolve().parent.parent / "src" / "ninefold"
+    digest = hashlib.sha256()
+    for path in sorted(src.rglob("*")):
+        if path.suffix in (".py", ".txt") and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(src).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def run_match(cfg: Config, games: int, jobs: int, seed: int,
+              saved: SavedGames | None = None) -> list[GameResult]:
+    """Play `games` paired games (rounded up to pairs) and return their results; with
+    `saved`, the games it holds are not played again and each new one is added."""
     a, b = cfg.spec_a, cfg.spec_b
     rng = random.Random(seed)
     pairs = (games + 1) // 2
@@ -391,22 +476,35 @@ def run_match(cfg: Config, games: int, jobs: int, seed: int) -> list[GameResult]
         opening = None if cfg.protocol == "codingame" else random_opening(rng)
         tasks += [(cfg, opening, True, len(tasks) // 2), (cfg, opening, False, len(tasks) // 2)]
     results: list[GameResult | None] = [None] * len(tasks)
+    done = saved.load() if saved else {}
+    for i, r in done.items():
+        if i < len(results):
+            results[i] = r
+    todo = [i for i in range(len(tasks)) if results[i] is None]
+    if len(todo) < len(tasks):
+        console.print(f"{len(tasks) - len(todo)} games already played (saved), "
+                      f"{len(todo)} to play")
+
+    def finished(i: int, r: GameResult) -> None:
+        results[i] = r
+        if saved:
+            saved.add(i, r)
+        progress.advance(bar)
+        progress.update(bar, description=_running(results, a, b))
+
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), console=console,
     ) as progress:
-        bar = progress.add_task(f"{a} vs {b}", total=len(tasks))
+        bar = progress.add_task(f"{a} vs {b}", total=len(tasks),
+                                completed=len(tasks) - len(todo))
         if jobs <= 1:
-            for i, t in enumerate(tasks):
-                results[i] = _job(t)
-                progress.advance(bar)
-                progress.update(bar, description=_running(results, a, b))
+            for i in todo:
+                finished(i, _job(tasks[i]))
         else:
             with mp.get_context("spawn").Pool(jobs) as pool:
-                for i, r in enumerate(pool.imap(_job, tasks)):
-                    results[i] = r
-                    progress.advance(bar)
-                    progress.update(bar, description=_running(results, a, b))
+                for i, r in zip(todo, pool.imap(_job, [tasks[i] for i in todo]), strict=True):
+                    finished(i, r)
     return [r for r in results if r is not None]
 
 

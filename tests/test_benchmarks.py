@@ -118,3 +118,25 @@ def test_strength_refuses_a_bad_revision_in_one_line(args, words):
     done = run("strength.py", *args)
     assert done.returncode == 2 and words in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_strength_saves_its_games_and_goes_on_where_it_stopped(tmp_path):
+    saved = tmp_path / "games.jsonl"
+    args = ("random", "random:seed=2", "--ms", "5", "--save", str(saved))
+    done = run("strength.py", *args, "--games", "2")
+    assert done.returncode == 0, done.stderr
+    assert len(saved.read_text().splitlines()) == 3  # what match it is, then two games
+    with saved.open("a") as f:
+        f.write('{"game": 2, "score_a": 1')  # a kill mid-write: that game is played again
+    done = run("strength.py", *args, "--games", "4")
+    assert done.returncode == 0, done.stderr
+    assert "2 games already played (saved), 2 to play" in done.stdout
+    assert "4 games" in done.stdout
+    lines = saved.read_text().splitlines()
+    assert len(lines) == 5 and all(line.endswith("}") for line in lines)
+    other = run("strength.py", "random", "random:seed=3", "--ms", "5", "--save", str(saved))
+    assert other.returncode == 2 and "holds games of another run (match differ)" in other.stderr
+    assert saved.read_text().splitlines() == lines  # nothing lost
+    saved.write_text(lines[0] + "\nnot a game\n" + "\n".join(lines[1:]) + "\n")
+    broken = run("strength.py", *args, "--games", "4")
+    assert broken.returncode == 2 and "line 2: not a saved game" in broken.stderr
