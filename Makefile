@@ -14,9 +14,18 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/ninefold play
+	$(VENV)/bin/ninefold serve
 
-test: $(STAMP)
+# the web board's browser tests drive Debian's chromium; as root, install it when missing
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing Debian's chromium for the browser tests (apt-get)"; \
+		apt-get install -y -q chromium >/dev/null 2>&1 || \
+		(apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null); \
+	else echo "no chromium and not root: the browser tests will be skipped"; fi
+
+test: $(STAMP) $(CHROMIUM)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/lint-imports --no-logo
 	$(PY) -m pytest

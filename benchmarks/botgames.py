@@ -246,7 +246,7 @@ class StallProbe:
     >>> import signal
     >>> with StallProbe(min_ms=5.0) as probe:
     ...     probe.proc.send_signal(signal.SIGSTOP); time.sleep(0.05)
-    ...     probe.proc.send_signal(signal.SIGCONT); time.sleep(0.05)
+    ...     probe.proc.send_signal(signal.SIGCONT); time.sleep(0.5)
     >>> len(probe.stalls) >= 1 and max(probe.stalls) >= 40
     True
     >>> "longest" in probe.summary()

@@ -252,4 +252,7 @@ from ninefold.cli import bot  # noqa: E402
 # isort: split
 from ninefold.cli import arena  # noqa: E402
 
-__all__ = ["app", "arena", "bot", "classic", "game", "main"]
+# isort: split
+from ninefold.cli import web  # noqa: E402
+
+__all__ = ["app", "arena", "bot", "classic", "game", "main", "web"]

@@ -1,0 +1,40 @@
+"""The web board's command: ``ninefold serve``."""
+
+from __future__ import annotations
+
+import socket
+
+import typer
+
+from ninefold.cli import _fail, app, err
+
+DEFAULT_DB = "ninefold-web.sqlite"
+
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every one)."),
+    port: int = typer.Option(8000, min=0, max=65535, help="Port (0: any free one)."),
+    db: str = typer.Option(DEFAULT_DB, help="SQLite file of the games (made if missing)."),
+) -> None:
+    """Serve the web board: play the computer or a friend by link (Ctrl-C stops)."""
+    import uvicorn
+
+    from ninefold.web.app import create_app
+
+    try:
+        application = create_app(db)
+    except Exception as exc:  # an unreadable or unwritable database
+        _fail(f"cannot open the games database {db}: {exc}")
+    try:
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)  # connections wait from now on, before the server has started
+    except OSError as exc:
+        _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    shown = f"[{host}]" if ":" in host else host
+    err.print(f"ninefold: the web board is at http://{shown}:{sock.getsockname()[1]}/ "
+              f"(games in {db}; Ctrl-C stops)", highlight=False, markup=False, soft_wrap=True)
+    config = uvicorn.Config(application, log_level="warning", ws="websockets-sansio")
+    uvicorn.Server(config).run(sockets=[sock])

@@ -1,0 +1,436 @@
+"""The web board's server: a JSON API (OpenAPI at ``/docs``), live updates, one page.
+
+`create_app` builds the FastAPI application on a `GameStore` (SQLite) and a
+`Computer` (worker processes for the computer's moves). Requests are parsed
+once, at the edge, into the types of `ninefold.web.games`; every answer is a
+`GameView`. A seat's token travels in the ``Authorization: Bearer`` header
+(a page keeps it in the link's fragment, which browsers never send).
+
+Routes:
+
+- ``POST /api/games``: a new game (`NewGame`); answers its view, the token and
+  the links (an online game's invite link holds the other seat's token);
+- ``GET /api/games/{id}``: the game now; ``GET /api/games/{id}/record``: its
+  record (text);
+- ``POST /api/games/{id}/moves``, ``/undo``, ``/resign``, ``/draw``: changes,
+  each checked by `WebGame` (a 4xx with a one-line ``detail`` when refused,
+  and nothing changed);
+- ``WS /api/games/{id}/live``: the game's view after every change;
+- ``GET /`` and ``GET /g/{id}``: the page (``static/``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from ninefold.records import Game, write_game
+from ninefold.rules import Board, Mark, Move, random_opening
+from ninefold.web.computer import Computer
+from ninefold.web.games import GameError, IllegalMove, Mode, WebGame
+from ninefold.web.store import GameStore
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_BODY_BYTES = 16 * 1024  # a request body larger than this is refused (413)
+NAME_CHARS = 40
+
+
+# --- what goes over the wire ---------------------------------------------------------
+
+
+class NewGame(BaseModel):
+    """A new game."""
+
+    mode: Literal["computer", "local", "online"] = "computer"
+    level: int | None = Field(None, ge=1, le=10, description="The computer's level, 1-10.")
+    side: Literal["x", "o", "random"] = Field(
+        "x", description="Your side against the computer, or as the online game's creator.")
+    rules: str = Field("standard", max_length=100,
+                       description="A rules preset or options, e.g. open-boards.")
+    opening: str | None = Field(
+        None, max_length=20, description="None, 'random', or a random-four code like 53271.")
+
+
+class MoveRequest(BaseModel):
+    move: str = Field(..., max_length=8, description="A square, like e5.")
+    ply: int = Field(..., ge=0, le=81, description="The move count you saw (replay guard).")
+
+
+class PlyRequest(BaseModel):
+    ply: int = Field(..., ge=0, le=81, description="The move count you saw (replay guard).")
+
+
+class SmallBoard(BaseModel):
+    cells: list[Literal["x", "o", ""]]
+    owner: Literal["x", "o", "draw", ""] = Field(
+        ..., description="Who won this small board; draw when it is full with no winner.")
+    allowed: bool = Field(..., description="The side to move may play here.")
+
+
+class GameView(BaseModel):
+    """A game as everyone sees it, plus which sides the asking token holds."""
+
+    id: str
+    version: int = Field(..., description="Grows with every change: the newest view wins.")
+    mode: Literal["computer", "local", "online"]
+    rules: str
+    opening: str | None
+    level: int | None
+    position: str
+    moves: list[str] = Field(..., description="The moves after the opening, in notation.")
+    opening_moves: list[str]
+    ply: int
+    turn: Literal["x", "o"] | None
+    anywhere: bool = Field(..., description="The side to move may play in any open board.")
+    boards: list[SmallBoard]
+    legal: list[str]
+    last: str | None
+    status: str
+    result: str | None
+    winner: Literal["x", "o"] | None
+    termination: str | None
+    computer: Literal["x", "o"] | None
+    thinking: bool
+    draw_offer: Literal["x", "o"] | None
+    you: list[Literal["x", "o"]] = Field(..., description="The sides your token holds.")
+
+
+class Links(BaseModel):
+    play: str
+    invite: str | None = None
+    watch: str
+
+
+class Created(BaseModel):
+    game: GameView
+    token: str
+    links: Links
+
+
+class Problem(BaseModel):
+    detail: str
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": Problem} for code in (400, 403, 404, 409, 413, 422)}
+
+
+# --- the live part: computer moves and subscribers -----------------------------------
+
+
+class Hub:
+    """What runs beside the requests: the computer's pending moves (one task a game)
+    and the pages watching each game."""
+
+    def __init__(self, store: GameStore, computer: Computer) -> None:
+        self.store = store
+        self.computer = computer
+        self.thinking: dict[str, asyncio.Task[None]] = {}
+        self.watchers: dict[str, set[WebSocket]] = {}
+
+    def view(self, game: WebGame, token: str | None = None) -> GameView:
+        return game_view(game, token, thinking=game.id in self.thinking)
+
+    async def changed(self, game: WebGame) -> None:
+        """After a change is stored: let the computer move if it is its turn, and tell
+        every page watching."""
+        if game.computer_to_move() and game.id not in self.thinking:
+            self.thinking[game.id] = asyncio.create_task(self._computer_moves(game.id))
+        await self.broadcast(game)
+
+    async def broadcast(self, game: WebGame) -> None:
+        data = self.view(game).model_dump(mode="json")
+        for ws in list(self.watchers.get(game.id, ())):
+            try:
+                await ws.send_json(data)
+            except Exception:  # a page gone: forget it
+                self.watchers.get(game.id, set()).discard(ws)
+
+    async def _computer_moves(self, game_id: str) -> None:
+        try:
+            game = await asyncio.to_thread(self.store.get, game_id)
+            if not game.computer_to_move() or game.level is None:
+                return
+            changes = game.changes
+            move = await self.computer.move(game.level, game.board())
+            game = await asyncio.to_thread(self.store.get, game_id)
+            if game.changes != changes:  # an undo meanwhile: this move is for another position
+                return
+            game.computer_plays(move)
+            await asyncio.to_thread(self.store.save, game, changes)
+        except GameError:
+            return
+        finally:
+            self.thinking.pop(game_id, None)
+        await self.changed(game)
+
+    async def resume(self) -> None:
+        """At start-up: the computer moves in the games where it owes one."""
+        for game_id in await asyncio.to_thread(self.store.unfinished_computer_games):
+            game = await asyncio.to_thread(self.store.get, game_id)
+            if game.computer_to_move():
+                await self.changed(game)
+
+    async def close(self) -> None:
+        for task in list(self.thinking.values()):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over `limit` bytes, announced or sent, is
+    answered 413 before any route reads it."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length")
+        too_big = JSONResponse({"detail": f"the body is over {self.limit} bytes"}, 413)
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await too_big(scope, receive, send)
+            return
+        body, more = [], True
+        while more:  # read it all first (it is small), counting
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body.append(message.get("body", b""))
+            more = message.get("more_body", False)
+            if sum(map(len, body)) > self.limit:
+                await too_big(scope, receive, send)
+                return
+        whole = b"".join(body)
+        sent = False
+
+        async def replay() -> Any:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": whole, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -> GameView:
+    board = game.board()
+    outcome = game.outcome()
+    over = outcome is not None
+    allowed = set() if over else set(board.open_boards())
+    boards = [SmallBoard(cells=["" if c is None else _side(c) for c in board.small_board(b)],
+                         owner=_owner(board, b), allowed=b in allowed) for b in range(9)]
+    start = Board(game.rules, opening=game.opening)
+    computer = game.computer_side()
+    return GameView(
+        id=game.id, version=game.changes, mode=game.mode.value, rules=game.rules.name,
+        opening=game.opening, level=game.level, position=board.position(),
+        moves=[str(m) for m in game.moves],
+        opening_moves=[str(m) for m in start.move_stack], ply=game.ply,
+        turn=None if over else _side(board.turn),
+        anywhere=not over and board.target is None,
+        boards=boards, legal=[] if over else [str(m) for m in board.legal_moves],
+        last=str(board.move_stack[-1]) if board.move_stack else None,
+        status=_status(game, board), result=outcome.result() if outcome else None,
+        winner=_side(outcome.winner) if outcome and outcome.winner is not None else None,
+        termination=str(outcome.termination) if outcome else None,
+        computer=_side(computer) if computer is not None else None, thinking=thinking,
+        draw_offer=_side(game.draw_offer) if game.draw_offer is not None else None,
+        you=[_side(m) for m in game.seat_of(token)],
+    )
+
+
+def _side(mark: Mark) -> Literal["x", "o"]:
+    return "x" if mark is Mark.X else "o"
+
+
+def _owner(board: Board, b: int) -> Literal["x", "o", "draw", ""]:
+    owner = board.owners[b]
+    if owner is not None:
+        return _side(owner)
+    return "draw" if board.is_full(b) else ""
+
+
+def _status(game: WebGame, board: Board) -> str:
+    outcome = game.outcome()
+    if outcome is not None:
+        if game.resigned is not None:
+            return f"{game.resigned} resigned: {outcome.result()}"
+        if game.agreed_draw:
+            return "Draw agreed: 1/2-1/2"
+        return board.status()
+    where = ("play anywhere (any open board)" if board.target is None
+             else f"play in the highlighted board ({board.target})")
+    return f"{board.turn} to move: {where}"
+
+
+# --- the application --------------------------------------------------------------------
+
+
+def seat_token(authorization: Annotated[str | None, Header()] = None) -> str | None:
+    """The seat token of ``Authorization: Bearer TOKEN`` (None: a spectator)."""
+    if authorization and authorization.lower().startswith("bearer "):
+        return authorization[7:].strip() or None
+    return None
+
+
+Token = Annotated[str | None, Depends(seat_token)]
+
+
+def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None = None,
+               ) -> FastAPI:
+    """The web board's application, its games in the SQLite file `db`."""
+    store = GameStore(db)
+    hub = Hub(store, computer or Computer())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await hub.resume()
+        yield
+        await hub.close()
+        hub.computer.close()
+
+    app = FastAPI(title="ninefold", version="0.1.0", lifespan=lifespan,
+                  description="Ultimate Tic-Tac-Toe: play the computer or a friend by link.")
+    app.state.hub = hub
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+
+    @app.exception_handler(GameError)
+    async def game_error(request: Request, exc: GameError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+        text = first.get("msg", "invalid request")
+        return JSONResponse({"detail": f"{where}: {text}" if where else text}, 422)
+
+    async def load(game_id: str) -> WebGame:
+        return await asyncio.to_thread(store.get, game_id)
+
+    async def save(game: WebGame, changes: int) -> None:
+        await asyncio.to_thread(store.save, game, changes)
+        await hub.changed(game)
+
+    @app.post("/api/games", response_model=Created, status_code=201, responses=ERRORS)
+    async def new_game(req: NewGame) -> Created:
+        mode = Mode(req.mode)
+        side = req.side if req.side != "random" else random.choice(["x", "o"])
+        opening = req.opening.strip() if req.opening else None
+        if opening == "random":
+            opening = random_opening()
+        level = 1 if mode is Mode.COMPUTER and req.level is None else req.level
+        try:
+            game, tokens = WebGame.new(store.new_id(), mode, req.rules, opening or None,
+                                       Mark.X if side == "x" else Mark.O, level, time.time())
+        except ValueError as exc:
+            raise IllegalMove(str(exc)) from None
+        await asyncio.to_thread(store.add, game)
+        await hub.changed(game)
+        mine = tokens["x"] if side == "x" else tokens["o"]
+        links = Links(play=f"/g/{game.id}#t={mine}", watch=f"/g/{game.id}")
+        if mode is Mode.ONLINE:
+            other = tokens["o"] if side == "x" else tokens["x"]
+            links.invite = f"/g/{game.id}#t={other}"
+        return Created(game=hub.view(game, mine), token=mine, links=links)
+
+    @app.get("/api/games/{game_id}", response_model=GameView, responses=ERRORS)
+    async def get_game(game_id: str, tok: Token) -> GameView:
+        return hub.view(await load(game_id), tok)
+
+    @app.get("/api/games/{game_id}/record", response_class=PlainTextResponse,
+             responses=ERRORS)
+    async def get_record(game_id: str) -> str:
+        game = await load(game_id)
+        record = Game.from_board(game.board(), Event=f"ninefold web game {game.id}")
+        outcome = game.outcome()
+        if outcome is not None and game.board().outcome() is None:
+            record.tags["Result"] = outcome.result()
+            record.tags["Termination"] = str(outcome.termination)
+        return write_game(record)
+
+    @app.post("/api/games/{game_id}/moves", response_model=GameView, responses=ERRORS)
+    async def play(game_id: str, req: MoveRequest, tok: Token) -> GameView:
+        game = await load(game_id)
+        changes = game.changes
+        try:
+            move = Move.parse(req.move)
+        except ValueError as exc:
+            raise IllegalMove(str(exc)) from None
+        game.play(move, tok, req.ply)
+        await save(game, changes)
+        return hub.view(game, tok)
+
+    @app.post("/api/games/{game_id}/undo", response_model=GameView, responses=ERRORS)
+    async def undo(game_id: str, req: PlyRequest, tok: Token) -> GameView:
+        game = await load(game_id)
+        changes = game.changes
+        game.undo(tok, req.ply)
+        task = hub.thinking.pop(game.id, None)
+        if task is not None:
+            task.cancel()
+        await save(game, changes)
+        return hub.view(game, tok)
+
+    @app.post("/api/games/{game_id}/resign", response_model=GameView, responses=ERRORS)
+    async def resign(game_id: str, tok: Token) -> GameView:
+        game = await load(game_id)
+        changes = game.changes
+        game.resign(tok)
+        await save(game, changes)
+        return hub.view(game, tok)
+
+    @app.post("/api/games/{game_id}/draw", response_model=GameView, responses=ERRORS)
+    async def draw(game_id: str, tok: Token) -> GameView:
+        game = await load(game_id)
+        changes = game.changes
+        game.offer_draw(tok)
+        await save(game, changes)
+        return hub.view(game, tok)
+
+    @app.websocket("/api/games/{game_id}/live")
+    async def live(ws: WebSocket, game_id: str) -> None:
+        try:
+            game = await load(game_id)
+        except GameError:
+            await ws.close(code=4404, reason="no such game")
+            return
+        await ws.accept()
+        hub.watchers.setdefault(game_id, set()).add(ws)
+        try:
+            await ws.send_json(hub.view(game).model_dump(mode="json"))
+            while True:
+                await ws.receive_text()  # nothing is read: the page only listens
+        except WebSocketDisconnect:
+            pass
+        finally:
+            hub.watchers.get(game_id, set()).discard(ws)
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/g/{game_id}", include_in_schema=False)
+    async def game_page(game_id: str) -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app

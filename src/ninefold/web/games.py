@@ -1,0 +1,250 @@
+"""A game on the web board: who may move for which side, and what each request may do.
+
+A `WebGame` is a board (rules, an opening, the moves since) with its seats.
+Each seat a person holds has a secret token; the server keeps only its
+SHA-256, and a request proves its seat by sending the token. Three kinds of
+game (`Mode`):
+
+- ``computer``: the creator holds one side, a level 1-10 player the other;
+- ``local``: two people on one device, one token for both sides;
+- ``online``: each side its own token, the second handed out by link;
+  anyone with the game's id may watch.
+
+Every change is checked here, before anything is stored: a move must be
+legal, made for the side to move by that side's seat, and based on the
+position the sender saw (`ply`), so a replayed or stale request changes
+nothing. Failures are `GameError`s carrying the HTTP status the API answers.
+
+>>> game, tokens = WebGame.new("g1", mode=Mode.LOCAL)
+>>> game.play(Move.parse("e5"), tokens["x"], ply=0)
+>>> game.board().status()
+'O to move, in board 4 (d4-f6)'
+>>> game.play(Move.parse("e5"), tokens["x"], ply=1)
+Traceback (most recent call last):
+...
+ninefold.web.games.IllegalMove: illegal move e5: e5 is already taken by X
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, field
+
+from ninefold.rules import (
+    Board,
+    IllegalMoveError,
+    InvalidMoveError,
+    Mark,
+    Move,
+    Outcome,
+    Rules,
+    Termination,
+)
+
+LEVELS = range(1, 11)  # the computer's levels (`ninefold.players.level`)
+TOKEN_BYTES = 18  # a seat's secret: 24 URL-safe characters
+
+
+class Mode(enum.Enum):
+    COMPUTER = "computer"
+    LOCAL = "local"
+    ONLINE = "online"
+
+
+class GameError(Exception):
+    """A request the game refuses; `status` is the HTTP status the API answers."""
+
+    status = 400
+
+
+class NotFound(GameError):
+    status = 404
+
+
+class Forbidden(GameError):
+    """No seat token, or not the token of the side that would move."""
+
+    status = 403
+
+
+class Stale(GameError):
+    """The request was made for another position (replayed, or the game moved on)."""
+
+    status = 409
+
+
+class IllegalMove(GameError):
+    status = 422
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass
+class WebGame:
+    """A game and its seats. `seats` maps ``"x"``/``"o"`` to a token's hash, or to
+    None for the computer's side (and, in an online game, a seat no one took yet has
+    its hash too: the link holds its token)."""
+
+    id: str
+    mode: Mode
+    rules: Rules = field(default_factory=lambda: Rules.parse("standard"))
+    opening: str | None = None
+    moves: list[Move] = field(default_factory=list)  # after the opening
+    seats: dict[str, str | None] = field(default_factory=dict)
+    level: int | None = None  # the computer's level (computer games)
+    resigned: Mark | None = None  # the side that resigned
+    draw_offer: Mark | None = None  # the side whose draw offer stands
+    agreed_draw: bool = False
+    created: float = 0.0
+    changes: int = 0  # how often it was stored: a write must name the count it read
+
+    @classmethod
+    def new(cls, game_id: str, mode: Mode = Mode.COMPUTER, rules: Rules | str = "standard",
+            opening: str | None = None, human: Mark = Mark.X, level: int | None = None,
+            created: float = 0.0) -> tuple[WebGame, dict[str, str]]:
+        """A new game and the tokens of its seats (``"x"``, ``"o"``; a computer game and
+        a local one have one token, for the human's side or for both). ValueError for
+        rules, an opening or a level that cannot be."""
+        rules = Rules.parse(rules)
+        Board(rules, opening=opening)  # the opening fits the rules
+        if mode is Mode.COMPUTER:
+            if level not in LEVELS:
+                raise ValueError("the computer's level must be 1-10")
+        elif level is not None:
+            raise ValueError("only a game against the computer has a level")
+        tokens: dict[str, str] = {}
+        seats: dict[str, str | None] = {}
+        if mode is Mode.LOCAL:
+            token = secrets.token_urlsafe(TOKEN_BYTES)
+            tokens = {"x": token, "o": token}
+        else:
+            for mark in Mark:
+                side = str(mark).lower()
+                if mode is Mode.COMPUTER and mark is not human:
+                    continue
+                tokens[side] = secrets.token_urlsafe(TOKEN_BYTES)
+        for mark in Mark:
+            side = str(mark).lower()
+            seats[side] = token_hash(tokens[side]) if side in tokens else None
+        game = cls(game_id, mode, rules, opening, [], seats, level, created=created)
+        return game, tokens
+
+    # --- what the game is now
+
+    def board(self) -> Board:
+        """The position now (the opening, then the moves)."""
+        board = Board(self.rules, opening=self.opening)
+        for move in self.moves:
+            board.push(move)
+        return board
+
+    @property
+    def ply(self) -> int:
+        """Moves played since the opening: the version a request must be based on."""
+        return len(self.moves)
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended (by the rules, a resignation or an agreed draw), or None."""
+        if self.resigned is not None:
+            return Outcome(self.resigned.other, Termination.RESIGNATION)
+        if self.agreed_draw:
+            return Outcome(None, Termination.ADJUDICATION)
+        return self.board().outcome()
+
+    def computer_side(self) -> Mark | None:
+        """The side the computer plays (computer games)."""
+        for mark in Mark:
+            if self.seats.get(str(mark).lower()) is None and self.mode is Mode.COMPUTER:
+                return mark
+        return None
+
+    def computer_to_move(self) -> bool:
+        board = self.board()
+        return (self.outcome() is None and self.computer_side() is not None
+                and board.turn is self.computer_side())
+
+    def seat_of(self, token: str | None) -> list[Mark]:
+        """The sides `token` holds (both in a local game; none for a spectator)."""
+        if not token:
+            return []
+        digest = token_hash(token)
+        return [mark for mark in Mark
+                if (h := self.seats.get(str(mark).lower())) and hmac.compare_digest(h, digest)]
+
+    # --- changes
+
+    def _check(self, token: str | None, ply: int | None, side: Mark | None = None) -> list[Mark]:
+        if self.outcome() is not None:
+            raise Stale("the game is over")
+        if ply is not None and ply != self.ply:
+            raise Stale(f"the game is at move {self.ply}, not {ply}: reload it")
+        held = self.seat_of(token)
+        if not held:
+            raise Forbidden("this needs the token of a seat in this game")
+        if side is not None and side not in held:
+            raise Forbidden(f"it is {side}'s move, and this token is not {side}'s")
+        return held
+
+    def play(self, move: Move, token: str | None, ply: int | None) -> None:
+        """Play `move` for the side to move, whose seat `token` must hold; `ply` is the
+        move count the sender saw (None: whatever it is now)."""
+        self._check(token, ply, self.board().turn)
+        self._push(move)
+
+    def computer_plays(self, move: Move) -> None:
+        """The computer's move, for the side it plays."""
+        if not self.computer_to_move():
+            raise Stale("it is not the computer's move")
+        self._push(move)
+
+    def _push(self, move: Move) -> None:
+        board = self.board()
+        try:
+            board.push(move)
+        except (IllegalMoveError, InvalidMoveError) as exc:
+            raise IllegalMove(str(exc)) from None
+        self.moves.append(move)
+        self.draw_offer = None
+
+    def undo(self, token: str | None, ply: int | None) -> None:
+        """Take back moves: against the computer, back to the human's last move (two
+        plies, or one if the computer has not answered); on one device, one ply. Not in
+        online games."""
+        if self.mode is Mode.ONLINE:
+            raise Forbidden("no take-backs in an online game: offer a draw or resign")
+        if ply is not None and ply != self.ply:
+            raise Stale(f"the game is at move {self.ply}, not {ply}: reload it")
+        if not self.seat_of(token):
+            raise Forbidden("this needs the token of a seat in this game")
+        if self.resigned is not None or self.agreed_draw:
+            raise Stale("the game is over")
+        if not self.moves:
+            raise Stale("no move to take back")
+        self.moves.pop()
+        computer = self.computer_side()
+        if computer is not None and self.board().turn is computer and self.moves:
+            self.moves.pop()  # the human's move too: the human is to move again
+        elif computer is not None and self.board().turn is computer:
+            pass  # the computer moves first: it will move again
+        self.draw_offer = None
+
+    def resign(self, token: str | None) -> None:
+        held = self._check(token, None)
+        board = self.board()
+        self.resigned = board.turn if board.turn in held else held[0]
+
+    def offer_draw(self, token: str | None) -> None:
+        """Offer a draw, or accept the other side's offer (online games)."""
+        if self.mode is not Mode.ONLINE:
+            raise Forbidden("draw offers are for online games")
+        held = self._check(token, None)
+        side = held[0]
+        if self.draw_offer is side.other:
+            self.agreed_draw = True
+        else:
+            self.draw_offer = side

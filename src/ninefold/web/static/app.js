@@ -1,0 +1,277 @@
+// The web board: one page, no build step. It talks to the JSON API (/docs) and
+// listens to /api/games/{id}/live for changes; a seat's token lives in the link's
+// fragment (#t=...), never sent to the server but as a Bearer header, and is kept
+// in localStorage so a reload keeps the seat.
+
+const COLUMNS = "abcdefghi";
+const $ = (id) => document.getElementById(id);
+
+let game = null;     // the GameView shown
+let token = null;    // this page's seat token (null: a spectator)
+let cursor = { x: 4, y: 4 };  // the keyboard's square
+let socket = null;
+
+// A view replaces the one shown only if it is not older (a socket message and the
+// answer to a request may come in either order).
+function show(view, you) {
+  if (game && view.id === game.id && view.version < game.version) return;
+  if (you !== undefined) view.you = you;
+  game = view;
+  render();
+}
+
+// --- squares: board b, cell c <-> column x, row y <-> "e5" -------------------------
+const square = (b, c) => {
+  const x = 3 * (b % 3) + (c % 3);
+  const y = 3 * Math.floor(b / 3) + Math.floor(c / 3);
+  return COLUMNS[x] + String(y + 1);
+};
+const xyOf = (b, c) => ({ x: 3 * (b % 3) + (c % 3), y: 3 * Math.floor(b / 3) + Math.floor(c / 3) });
+const bcOf = (x, y) => ({ b: 3 * Math.floor(y / 3) + Math.floor(x / 3), c: 3 * (y % 3) + (x % 3) });
+
+// --- the API ---------------------------------------------------------------------
+async function api(path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(path, body === undefined ? { headers } :
+    { method: "POST", headers, body: JSON.stringify(body) });
+  const data = await res.json().catch(() => ({ detail: res.statusText }));
+  if (!res.ok) throw new Error(data.detail || res.statusText);
+  return data;
+}
+
+function showError(text) {
+  for (const el of document.querySelectorAll(".error")) el.textContent = text || "";
+}
+
+// --- new game --------------------------------------------------------------------
+$("new-game").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  const opening = (form.get("opening") || "").trim();
+  const body = {
+    mode: form.get("mode"), side: form.get("side"), rules: form.get("rules"),
+    opening: opening === "" || opening === "none" ? null : opening,
+  };
+  if (body.mode === "computer") body.level = Number(form.get("level"));
+  try {
+    token = null;
+    const made = await api("/api/games", body);
+    token = made.token;
+    localStorage.setItem(`ninefold-seat-${made.game.id}`, made.token);
+    history.pushState(null, "", made.links.play);
+    open(made.game, made.links);
+  } catch (err) {
+    showError(err.message);
+  }
+});
+
+// --- a game ----------------------------------------------------------------------
+function open(view, links) {
+  $("setup").hidden = true;
+  $("play").hidden = false;
+  game = view;
+  const online = view.mode === "online";
+  $("links").hidden = !online;
+  if (online) {
+    const base = location.origin;
+    $("watch").value = `${base}/g/${view.id}`;
+    $("invite").value = links && links.invite ? base + links.invite : "";
+    $("invite").closest("p").hidden = !(links && links.invite);
+  }
+  $("record").href = `/api/games/${view.id}/record`;
+  render();
+  focusCursor();  // the keyboard plays at once
+  listen(view.id);
+}
+
+async function load(id) {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  token = fragment.get("t") || localStorage.getItem(`ninefold-seat-${id}`);
+  if (fragment.get("t")) localStorage.setItem(`ninefold-seat-${id}`, fragment.get("t"));
+  try {
+    open(await api(`/api/games/${encodeURIComponent(id)}`));
+  } catch (err) {
+    $("setup").hidden = false;
+    showError(err.message);
+  }
+}
+
+function listen(id) {
+  if (socket) socket.close();
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${proto}://${location.host}/api/games/${encodeURIComponent(id)}/live`);
+  socket = ws;
+  ws.onmessage = (event) => {
+    const view = JSON.parse(event.data);
+    if (!game || view.id !== game.id) return;
+    show(view, game.you);  // the socket is public: which sides we hold is ours
+  };
+  ws.onclose = () => {  // a dropped connection: reconnect, then catch up
+    if (socket !== ws) return;
+    setTimeout(async () => {
+      if (socket !== ws) return;
+      try { show(await api(`/api/games/${encodeURIComponent(id)}`)); } catch { /* offline */ }
+      listen(id);
+    }, 1000);
+  };
+}
+
+const canMove = () => game && game.result === null && game.turn !== null &&
+  game.you.includes(game.turn);
+
+let sending = false;  // one move request at a time (a double click sends one)
+
+async function play(move) {
+  if (sending || !canMove() || !game.legal.includes(move)) return;
+  sending = true;
+  try {
+    showError("");
+    show(await api(`/api/games/${game.id}/moves`, { move, ply: game.ply }));
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    sending = false;
+  }
+}
+
+function focusCursor() {
+  const { b, c } = bcOf(cursor.x, cursor.y);
+  document.querySelector(`.cell[data-board="${b}"][data-cell="${c}"]`).focus();
+}
+
+async function act(what, body) {
+  try {
+    showError("");
+    show(await api(`/api/games/${game.id}/${what}`, body));
+  } catch (err) {
+    showError(err.message);
+  }
+}
+$("undo").addEventListener("click", () => act("undo", { ply: game.ply }));
+$("resign").addEventListener("click", () => {
+  if (confirm("Resign this game?")) act("resign");
+});
+$("draw").addEventListener("click", () => act("draw"));
+
+// --- drawing ---------------------------------------------------------------------
+function buildBoard() {
+  const board = $("board");
+  for (let b = 0; b < 9; b++) {
+    const small = document.createElement("div");
+    small.className = "small";
+    small.dataset.board = b;
+    small.setAttribute("role", "rowgroup");
+    for (let c = 0; c < 9; c++) {
+      const cell = document.createElement("button");
+      cell.type = "button";
+      cell.className = "cell";
+      cell.dataset.board = b;
+      cell.dataset.cell = c;
+      cell.dataset.square = square(b, c);
+      cell.setAttribute("role", "gridcell");
+      cell.tabIndex = -1;
+      cell.addEventListener("click", () => {
+        cursor = xyOf(b, c);
+        play(square(b, c));
+      });
+      small.appendChild(cell);
+    }
+    const big = document.createElement("div");
+    big.className = "big";
+    big.setAttribute("aria-hidden", "true");
+    small.appendChild(big);
+    board.appendChild(small);
+  }
+}
+
+function render() {
+  if (!game) return;
+  const playable = canMove();
+  for (const small of document.querySelectorAll("#board .small")) {
+    const b = Number(small.dataset.board);
+    const info = game.boards[b];
+    small.classList.toggle("allowed", playable && info.allowed);
+    small.classList.toggle("won-x", info.owner === "x");
+    small.classList.toggle("won-o", info.owner === "o");
+    small.classList.toggle("drawn", info.owner === "draw");
+    small.querySelector(".big").textContent =
+      info.owner === "x" ? "X" : info.owner === "o" ? "O" : "";
+    for (const cell of small.querySelectorAll(".cell")) {
+      const c = Number(cell.dataset.cell);
+      const mark = info.cells[c];
+      const sq = cell.dataset.square;
+      cell.textContent = mark.toUpperCase();
+      cell.classList.toggle("x", mark === "x");
+      cell.classList.toggle("o", mark === "o");
+      cell.classList.toggle("last", game.last === sq);
+      const legal = playable && game.legal.includes(sq);
+      cell.classList.toggle("legal", legal);
+      cell.setAttribute("aria-disabled", String(!legal));
+      const { x, y } = xyOf(b, c);
+      const here = x === cursor.x && y === cursor.y;
+      cell.classList.toggle("cursor", here);
+      cell.tabIndex = here ? 0 : -1;  // Tab reaches the board at the cursor
+      cell.setAttribute("aria-label",
+        `${sq}, board ${b + 1}: ${mark ? mark.toUpperCase() : "empty"}` +
+        `${game.last === sq ? ", last move" : ""}${legal ? ", playable" : ""}`);
+    }
+  }
+  let status = game.status;
+  if (game.result === null) {
+    if (game.thinking) status = `${status}. The computer is thinking…`;
+    else if (game.you.length && !playable) status = `${status}. Waiting for the other side.`;
+    else if (!game.you.length) status = `${status}. You are watching.`;
+  }
+  if (game.draw_offer && game.result === null) {
+    status += ` ${game.draw_offer.toUpperCase()} offers a draw.`;
+  }
+  $("status").textContent = status;
+  const sides = game.you.map((s) => s.toUpperCase()).join(" and ");
+  $("who").textContent = game.mode === "computer"
+    ? `You play ${sides} against level ${game.level}.`
+    : game.mode === "local" ? "Two players on this device."
+    : sides ? `You play ${sides}.` : "Spectator: you cannot move.";
+  const list = $("moves");
+  list.replaceChildren();
+  const all = [...game.opening_moves, ...game.moves];
+  for (let i = 0; i < all.length; i += 2) {
+    const li = document.createElement("li");
+    li.textContent = all.slice(i, i + 2).join(" ");
+    list.appendChild(li);
+  }
+  const mine = game.you.length > 0 && game.result === null;
+  $("undo").hidden = game.mode === "online" || !mine;
+  $("undo").disabled = game.moves.length === 0;
+  $("resign").hidden = !mine;
+  $("draw").hidden = game.mode !== "online" || !mine;
+  $("draw").textContent = game.draw_offer && !game.you.includes(game.draw_offer)
+    ? "Accept draw" : "Offer draw";
+}
+
+// --- keyboard: arrows move the cursor, Enter or Space plays ---------------------
+document.addEventListener("keydown", (event) => {
+  // keys typed into a field, or Enter on another button, keep their own meaning
+  const target = event.target;
+  if ($("play").hidden || target.closest("input, select, textarea, a") ||
+      (target.closest("button") && !target.classList.contains("cell"))) return;
+  const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+  if (step[event.key]) {
+    const [dx, dy] = step[event.key];
+    cursor = { x: (cursor.x + dx + 9) % 9, y: (cursor.y + dy + 9) % 9 };
+    focusCursor();
+    render();
+    event.preventDefault();
+  } else if (event.key === "Enter" || event.key === " ") {
+    const { b, c } = bcOf(cursor.x, cursor.y);
+    play(square(b, c));
+    event.preventDefault();
+  }
+});
+
+// --- start -----------------------------------------------------------------------
+buildBoard();
+const match = location.pathname.match(/^\/g\/([A-Za-z0-9_-]+)$/);
+if (match) load(match[1]);
+else $("setup").hidden = false;
+window.addEventListener("popstate", () => location.reload());

@@ -1,0 +1,148 @@
+"""The web board's games in SQLite: one row a game, rewritten whole in one transaction.
+
+A write says which version of the game it changes (`save(game, was_ply)`):
+if another request changed the game meanwhile, nothing is written and
+`Stale` is raised, so two requests racing for one position cannot both
+land. The database is in WAL mode, so readers never wait for a writer and
+a kill between two writes loses nothing already written. This module is where
+a `WebGame` becomes text and back.
+
+>>> import tempfile, os
+>>> from ninefold.web.games import Mode, WebGame
+>>> store = GameStore(os.path.join(tempfile.mkdtemp(), "web.db"))
+>>> game, tokens = WebGame.new(store.new_id(), Mode.COMPUTER, level=1)
+>>> store.add(game)
+>>> store.get(game.id) == game
+True
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ninefold.rules import Mark, Move, Rules
+from ninefold.web.games import Mode, NotFound, Stale, WebGame
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS web_games (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    mode TEXT NOT NULL,            -- computer, local, online
+    rules TEXT NOT NULL,
+    opening TEXT,
+    moves TEXT NOT NULL,           -- space-separated squares after the opening
+    ply INTEGER NOT NULL,          -- the number of moves: the version a write changes
+    seats TEXT NOT NULL,           -- JSON {"x": sha256 or null, "o": ...}
+    level INTEGER,
+    resigned TEXT,                 -- x or o
+    draw_offer TEXT,
+    agreed_draw INTEGER NOT NULL DEFAULT 0,
+    changes INTEGER NOT NULL DEFAULT 0  -- every write adds one (undo lowers ply)
+);
+"""
+ID_BYTES = 6  # a game's id: 8 URL-safe characters
+
+
+class GameStore:
+    """Web games in the SQLite file at `path` (created if missing)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._local = threading.local()
+        db = self._connection()
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(SCHEMA)
+
+    def _connection(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            db.execute("PRAGMA busy_timeout=30000")
+            self._local.db = db
+        return db
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        db = self._connection()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def new_id(self) -> str:
+        return secrets.token_urlsafe(ID_BYTES)
+
+    def add(self, game: WebGame) -> None:
+        with self._db() as db:
+            db.execute(
+                "INSERT INTO web_games (id, created, mode, rules, opening, moves, ply, seats,"
+                " level, resigned, draw_offer, agreed_draw) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (game.id, game.created, game.mode.value, *_row(game)))
+
+    def get(self, game_id: str) -> WebGame:
+        row = self._connection().execute(
+            "SELECT id, created, mode, rules, opening, moves, seats, level, resigned,"
+            " draw_offer, agreed_draw, changes FROM web_games WHERE id = ?",
+            (game_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no game {game_id!r} here")
+        return _game(row)
+
+    def save(self, game: WebGame, changes: int) -> None:
+        """Write `game`, read when its change count was `changes` (`WebGame.changes`);
+        `Stale` if it has changed since."""
+        with self._db() as db:
+            done = db.execute(
+                "UPDATE web_games SET rules=?, opening=?, moves=?, ply=?, seats=?, level=?,"
+                " resigned=?, draw_offer=?, agreed_draw=?, changes=changes + 1"
+                " WHERE id = ? AND changes = ?",
+                (*_row(game), game.id, changes)).rowcount
+        if not done:
+            raise Stale("the game changed meanwhile: reload it")
+        game.changes = changes + 1
+
+    def unfinished_computer_games(self) -> list[str]:
+        """Ids of computer games not over, newest first (their computer may owe a move)."""
+        rows = self._connection().execute(
+            "SELECT id FROM web_games WHERE mode = 'computer' AND resigned IS NULL"
+            " ORDER BY created DESC").fetchall()
+        return [r[0] for r in rows]
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+
+def _side(mark: Mark | None) -> str | None:
+    return None if mark is None else str(mark).lower()
+
+
+def _mark(side: str | None) -> Mark | None:
+    return None if side is None else Mark[side.upper()]
+
+
+def _row(game: WebGame) -> tuple:
+    return (game.rules.name, game.opening, " ".join(str(m) for m in game.moves), game.ply,
+            json.dumps(game.seats), game.level, _side(game.resigned), _side(game.draw_offer),
+            int(game.agreed_draw))
+
+
+def _game(row: tuple) -> WebGame:
+    (gid, created, mode, rules, opening, moves, seats, level, resigned, draw_offer,
+     agreed, changes) = row
+    game = WebGame(gid, Mode(mode), Rules.parse(rules), opening,
+                   [Move.parse(m) for m in moves.split()], json.loads(seats), level,
+                   _mark(resigned), _mark(draw_offer), bool(agreed), created)
+    game.changes = changes
+    return game

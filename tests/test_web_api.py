@@ -1,0 +1,209 @@
+"""The web board's API through FastAPI's test client (a real app, SQLite file and worker
+processes for the computer): games are made and played, and hostile requests get a clear
+4xx with a one-line message and change nothing."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ninefold.web.app import MAX_BODY_BYTES, create_app
+from ninefold.web.computer import Computer
+
+
+@pytest.fixture(scope="module")
+def computer():
+    c = Computer(workers=1)
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def db(tmp_path):
+    return tmp_path / "web.sqlite"
+
+
+@pytest.fixture
+def client(db, computer):
+    with TestClient(create_app(db, computer)) as c:
+        yield c
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def new(client, **body):
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def wait_for(client, game_id, token, ply, timeout=60.0):
+    """The game once it has `ply` moves (the computer answered)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        view = client.get(f"/api/games/{game_id}", headers=auth(token)).json()
+        if view["ply"] >= ply and not view["thinking"]:
+            return view
+        time.sleep(0.05)
+    raise AssertionError(f"the game did not reach move {ply}")
+
+
+def test_a_game_against_the_computer_is_played_to_its_end(client):
+    made = new(client, mode="computer", level=1, side="x")
+    gid, token = made["game"]["id"], made["token"]
+    assert made["game"]["you"] == ["x"] and made["game"]["computer"] == "o"
+    assert made["links"]["play"] == f"/g/{gid}#t={token}"
+    view = made["game"]
+    while view["result"] is None:
+        move = view["legal"][0]
+        r = client.post(f"/api/games/{gid}/moves", json={"move": move, "ply": view["ply"]},
+                        headers=auth(token))
+        assert r.status_code == 200, r.text
+        view = r.json()
+        if view["result"] is None:
+            view = wait_for(client, gid, token, view["ply"] + 1)
+    assert view["termination"] and view["status"].startswith("Game over")
+    record = client.get(f"/api/games/{gid}/record").text
+    assert f'[Result "{view["result"]}"]' in record
+
+
+def test_the_computer_moves_first_when_the_human_plays_o(client):
+    made = new(client, mode="computer", level=2, side="o")
+    view = wait_for(client, made["game"]["id"], made["token"], 1)
+    assert view["ply"] == 1 and view["turn"] == "o" and view["you"] == ["o"]
+
+
+def test_undo_against_the_computer_takes_back_the_pair(client):
+    made = new(client, mode="computer", level=1)
+    gid, token = made["game"]["id"], made["token"]
+    client.post(f"/api/games/{gid}/moves", json={"move": "e5", "ply": 0}, headers=auth(token))
+    wait_for(client, gid, token, 2)
+    r = client.post(f"/api/games/{gid}/undo", json={"ply": 2}, headers=auth(token))
+    assert r.status_code == 200 and r.json()["ply"] == 0
+
+
+def test_a_game_survives_a_restart(db, computer):
+    with TestClient(create_app(db, computer)) as c:
+        made = new(c, mode="local", opening="53271")
+        gid, token = made["game"]["id"], made["token"]
+        c.post(f"/api/games/{gid}/moves", json={"move": made["game"]["legal"][0], "ply": 0},
+               headers=auth(token))
+    with TestClient(create_app(db, computer)) as c:
+        view = c.get(f"/api/games/{gid}", headers=auth(token)).json()
+    assert view["ply"] == 1 and view["opening_moves"] == ["f4", "h1", "d3", "a7"]
+    assert view["you"] == ["x", "o"]
+
+
+def online(client):
+    made = new(client, mode="online", side="x")
+    invite = made["links"]["invite"].split("#t=")[1]
+    return made["game"]["id"], made["token"], invite
+
+
+def test_an_online_game_lets_each_seat_move_only_for_itself(client):
+    gid, x, o = online(client)
+    assert client.get(f"/api/games/{gid}", headers=auth(o)).json()["you"] == ["o"]
+    assert client.get(f"/api/games/{gid}").json()["you"] == []  # a spectator
+    r = client.post(f"/api/games/{gid}/moves", json={"move": "e5", "ply": 0}, headers=auth(o))
+    assert r.status_code == 403 and "X's move" in r.json()["detail"]
+    assert client.post(f"/api/games/{gid}/moves", json={"move": "e5", "ply": 0},
+                       headers=auth(x)).status_code == 200
+    r = client.post(f"/api/games/{gid}/moves", json={"move": "e4", "ply": 1}, headers=auth(o))
+    assert r.status_code == 200 and r.json()["ply"] == 2
+
+
+def test_draw_offer_and_acceptance_end_an_online_game(client):
+    gid, x, o = online(client)
+    assert client.post(f"/api/games/{gid}/draw", headers=auth(x)).json()["draw_offer"] == "x"
+    view = client.post(f"/api/games/{gid}/draw", headers=auth(o)).json()
+    assert view["result"] == "1/2-1/2"
+
+
+def test_resigning_ends_the_game(client):
+    gid, x, o = online(client)
+    view = client.post(f"/api/games/{gid}/resign", headers=auth(o)).json()
+    assert view["result"] == "1-0" and view["winner"] == "x"
+    r = client.post(f"/api/games/{gid}/moves", json={"move": "e5", "ply": 0}, headers=auth(x))
+    assert r.status_code == 409 and "over" in r.json()["detail"]
+
+
+@pytest.mark.parametrize(("body", "headers", "status", "words"), [
+    ('{"move": "e5", "ply": ', {}, 422, "JSON"),  # malformed JSON
+    ('{"move": "e5"}', {}, 422, "ply"),
+    ('{"move": "z9", "ply": 0}', {}, 422, "cannot read move"),
+    ('{"move": "e5", "ply": 3}', {}, 409, "at move 0"),  # a replayed or stale request
+    ('{"move": "e5", "ply": 0}', {"Authorization": "Bearer nope"}, 403, "token"),
+    ('{"move": "e5", "ply": 0}', {"Authorization": ""}, 403, "token"),
+    ('{"move": "' + "x" * MAX_BODY_BYTES + '", "ply": 0}', {}, 413, "bytes"),
+])
+def test_hostile_moves_get_a_clear_4xx_and_change_nothing(client, body, headers, status,
+                                                          words):
+    gid, x, _ = online(client)
+    sent = {"Content-Type": "application/json", **auth(x), **headers}
+    r = client.post(f"/api/games/{gid}/moves", content=body, headers=sent)
+    assert r.status_code == status, r.text
+    detail = r.json()["detail"]
+    assert isinstance(detail, str) and "\n" not in detail and words in detail, detail
+    assert client.get(f"/api/games/{gid}").json()["ply"] == 0
+
+
+def test_a_replayed_move_request_lands_once(client):
+    gid, x, _ = online(client)
+    body = {"move": "e5", "ply": 0}
+    assert client.post(f"/api/games/{gid}/moves", json=body, headers=auth(x)).status_code == 200
+    assert client.post(f"/api/games/{gid}/moves", json=body, headers=auth(x)).status_code == 409
+    assert client.get(f"/api/games/{gid}").json()["moves"] == ["e5"]
+
+
+def test_illegal_moves_are_refused(client):
+    gid, x, o = online(client)
+    client.post(f"/api/games/{gid}/moves", json={"move": "e5", "ply": 0}, headers=auth(x))
+    r = client.post(f"/api/games/{gid}/moves", json={"move": "a1", "ply": 1}, headers=auth(o))
+    assert r.status_code == 422 and "illegal move a1" in r.json()["detail"]
+    assert client.get(f"/api/games/{gid}").json()["moves"] == ["e5"]
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ({"mode": "computer", "level": 11}, "level"),
+    ({"mode": "chess"}, "mode"),
+    ({"rules": "boards=square"}, "boards"),
+    ({"opening": "00000"}, "opening"),
+    ({"mode": "local", "level": 3}, "level"),
+])
+def test_bad_new_games_are_refused(client, body, words):
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 422, r.text
+    assert words in r.json()["detail"].lower()
+
+
+def test_unknown_games_are_404(client):
+    for r in (client.get("/api/games/nope"), client.get("/api/games/nope/record"),
+              client.post("/api/games/nope/moves", json={"move": "e5", "ply": 0})):
+        assert r.status_code == 404 and "no game" in r.json()["detail"]
+
+
+def test_the_live_socket_sends_the_game_after_each_change(client):
+    gid, x, _ = online(client)
+    with client.websocket_connect(f"/api/games/{gid}/live") as ws:
+        assert ws.receive_json()["ply"] == 0
+        client.post(f"/api/games/{gid}/moves", json={"move": "e5", "ply": 0}, headers=auth(x))
+        seen = ws.receive_json()
+        assert seen["ply"] == 1 and seen["last"] == "e5" and seen["you"] == []
+
+
+def test_after_a_restart_the_computer_plays_the_move_it_owed(db, computer):
+    from ninefold.rules import Mark
+    from ninefold.web.games import Mode, WebGame
+    from ninefold.web.store import GameStore
+
+    store = GameStore(db)  # a game stored while the server was down, the computer to move
+    game, tokens = WebGame.new(store.new_id(), Mode.COMPUTER, human=Mark.O, level=1)
+    store.add(game)
+    store.close()
+    with TestClient(create_app(db, computer)) as c:
+        view = wait_for(c, game.id, tokens["o"], 1)
+    assert view["ply"] == 1 and view["turn"] == "o"

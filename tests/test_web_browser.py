@@ -1,0 +1,183 @@
+"""The web board in a real browser: Playwright drives Debian's chromium against a real
+``ninefold serve`` process (its SQLite file in a temporary folder).
+
+The tests take screenshots of the main screens; with ``NINEFOLD_SHOTS=docs`` they go
+to ``docs/`` (the README shows them), else to a temporary folder."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip("Debian's chromium is not installed (as root, `make test` installs it)",
+                allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-m", "ninefold.cli", "serve", "--port", "0",
+                             "--db", str(db)], stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    found = re.search(r"http://[\d.]+:\d+/", line)
+    assert found, line
+    return proc, found.group(0).rstrip("/")
+
+
+def stop_server(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    db = tmp_path_factory.mktemp("web") / "games.sqlite"
+    proc, url = start_server(db)
+    yield url
+    stop_server(proc)
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    where = os.environ.get("NINEFOLD_SHOTS")
+    return ROOT / where if where else tmp_path_factory.mktemp("shots")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Browser):
+    context = browser.new_context(viewport={"width": 1100, "height": 800})
+    p = context.new_page()
+    yield p
+    context.close()
+
+
+def status(page: Page) -> str:
+    return page.get_by_test_id("status").inner_text()
+
+
+def new_game(page: Page, server: str, mode: str = "computer", level: str = "1",
+             side: str = "x") -> None:
+    page.goto(server + "/")
+    page.check(f"input[name=mode][value={mode}]")
+    if mode == "computer":
+        page.select_option("select[name=level]", level)
+    page.check(f"input[name=side][value={side}]")
+    page.click("button[type=submit]")
+    expect(page.get_by_test_id("status")).to_contain_text("to move")
+
+
+def test_a_whole_game_against_level_1(page: Page, server: str, shots: Path):
+    new_game(page, server)
+    expect(page.locator(".small.allowed")).to_have_count(9)  # play anywhere, said in words
+    assert "play anywhere" in status(page)
+    page.screenshot(path=str(shots / "web_start.png"))
+    for _ in range(81):
+        page.wait_for_function(
+            "document.querySelector('.cell.legal') || "
+            "document.querySelector('[data-testid=status]').innerText.startsWith('Game over')")
+        if status(page).startswith("Game over"):
+            break
+        before = page.locator(".cell.x, .cell.o").count()
+        page.locator(".cell.legal").first.click()
+        page.wait_for_function(f"document.querySelectorAll('.cell.x, .cell.o').length > {before}")
+    assert status(page).startswith("Game over")
+    assert page.locator(".cell.last").count() == 1
+    assert page.get_by_test_id("moves").locator("li").count() >= 9
+    page.screenshot(path=str(shots / "web_game_over.png"))
+
+
+def test_a_reload_restores_the_game_and_the_seat(page: Page, server: str):
+    new_game(page, server, level="2")
+    page.locator(".cell[data-board='4'][data-cell='4']").click()  # e5
+    expect(page.locator(".cell.o")).to_have_count(1)  # the computer answered
+    moves = page.get_by_test_id("moves").inner_text()
+    page.reload()
+    expect(page.locator(".cell.o")).to_have_count(1)
+    expect(page.locator(".cell[data-board='4'][data-cell='4']")).to_have_text("X")
+    assert page.get_by_test_id("moves").inner_text() == moves
+    expect(page.locator(".cell.legal").first).to_be_visible()  # still our seat: we can move
+
+
+def test_keyboard_play_with_arrows_and_enter(page: Page, server: str):
+    new_game(page, server, mode="local")
+    page.keyboard.press("ArrowRight")  # from e5 to f5
+    page.keyboard.press("Enter")
+    expect(page.locator(".cell[data-square='f5']")).to_have_text("X")
+    expect(page.get_by_test_id("status")).to_contain_text("O to move")
+
+
+def test_an_online_game_by_link_with_a_spectator(browser: Browser, server: str,
+                                                  shots: Path):
+    contexts = [browser.new_context() for _ in range(3)]
+    alice, bob, carol = (c.new_page() for c in contexts)
+    try:
+        new_game(alice, server, mode="online")
+        invite = alice.get_by_test_id("invite").input_value()
+        watch = alice.get_by_test_id("watch").input_value()
+        assert "#t=" in invite and "#t=" not in watch
+        bob.goto(invite)
+        carol.goto(watch)
+        expect(carol.get_by_test_id("status")).to_contain_text("You are watching")
+        expect(bob.get_by_test_id("status")).to_contain_text("Waiting for the other side")
+        alice.locator(".cell[data-square='e5']").click()
+        expect(bob.locator(".cell[data-square='e5']")).to_have_text("X")  # live, no reload
+        expect(carol.locator(".cell[data-square='e5']")).to_have_text("X")
+        assert carol.locator(".cell.legal").count() == 0
+        carol.locator(".cell[data-square='e4']").click(force=True)  # a spectator's: nothing
+        bob.locator(".cell[data-square='e4']").click()
+        expect(alice.locator(".cell[data-square='e4']")).to_have_text("O")
+        expect(carol.locator(".cell[data-square='e4']")).to_have_text("O")
+        time.sleep(0.3)
+        assert carol.get_by_test_id("moves").inner_text().split() == ["e5", "e4"]
+        alice.screenshot(path=str(shots / "web_online.png"))
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_the_server_survives_a_kill_and_every_game_is_still_there(tmp_path, browser: Browser):
+    db = tmp_path / "games.sqlite"
+    proc, url = start_server(db)
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        new_game(page, url, mode="local")
+        page.locator(".cell[data-square='e5']").click()
+        expect(page.locator(".cell[data-square='e5']")).to_have_text("X")
+        game_url = page.url
+        proc.kill()  # kill -9
+        proc.wait()
+        proc, url2 = start_server(db)
+        page.goto(game_url.replace(url, url2))
+        expect(page.locator(".cell[data-square='e5']")).to_have_text("X")
+        page.locator(".cell[data-square='e4']").click()
+        expect(page.locator(".cell[data-square='e4']")).to_have_text("O")
+    finally:
+        context.close()
+        stop_server(proc)
+        assert os.path.exists(db)
