@@ -140,3 +140,10 @@ def test_strength_saves_its_games_and_goes_on_where_it_stopped(tmp_path):
     saved.write_text(lines[0] + "\nnot a game\n" + "\n".join(lines[1:]) + "\n")
     broken = run("strength.py", *args, "--games", "4")
     assert broken.returncode == 2 and "line 2: not a saved game" in broken.stderr
+
+
+def test_web_load_runs_tiny_and_survives_its_kill():
+    done = run("web_load.py", "--games", "3", "--kill-after", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 finished and whole" in done.stdout
+    assert "server killed (SIGKILL)" in done.stdout and "read (GET, reference)" in done.stdout

@@ -7,9 +7,6 @@ to ``docs/`` (the README shows them), else to a temporary folder."""
 from __future__ import annotations
 
 import os
-import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,29 +18,11 @@ if not CHROMIUM.exists():
                 allow_module_level=True)
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+from webserver import start_server, stop_server  # noqa: E402
 
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "ninefold.cli", "serve", "--port", "0",
-                             "--db", str(db)], stderr=subprocess.PIPE, text=True)
-    assert proc.stderr is not None
-    line = proc.stderr.readline()
-    found = re.search(r"http://[\d.]+:\d+/", line)
-    assert found, line
-    return proc, found.group(0).rstrip("/")
-
-
-def stop_server(proc: subprocess.Popen[str]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 @pytest.fixture(scope="module")

@@ -8,13 +8,17 @@ asked for (the first search of a process loads the compiled search, about a
 second). The position string carries everything a player needs.
 
 Workers are started with ``spawn`` (a server runs threads: forking one is
-unsafe) and only when a move is first asked for.
+unsafe) and only when a move is first asked for; they end with the server,
+even when it is killed with SIGKILL.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import os
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
@@ -22,8 +26,20 @@ from ninefold.players import Player, make_player
 from ninefold.rules import Board, Move
 
 MAX_WORKERS = 4
+PR_SET_PDEATHSIG = 1  # prctl(2)
+_parent = os.getppid()  # in a worker (spawned: this module is imported there): the server
 
 _players: dict[int, Player] = {}  # in a worker: one player per level
+
+
+def _end_with_parent() -> None:
+    """In a worker, first: end when the server process ends, even by SIGKILL (Linux's
+    parent-death signal; elsewhere a worker ends when its pipe closes)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != _parent:  # the server died before the signal was asked for
+        os._exit(0)
 
 
 def choose(level: int, position: str) -> str:
@@ -44,7 +60,8 @@ class Computer:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"))
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"),
+                                             initializer=_end_with_parent)
         return self._pool
 
     async def move(self, level: int, board: Board) -> Move:

@@ -1,0 +1,218 @@
+"""The web board under load: many games against the computer at once on one server
+process, and a ``kill -9`` of the server in the middle of them.
+
+    .venv/bin/python benchmarks/web_load.py                      # 50 games, a kill at 5 s
+    .venv/bin/python benchmarks/web_load.py --games 100 --level 2 --kill-after 0
+
+It starts ``ninefold serve`` as a real process on a fresh SQLite file and plays
+`--games` games against level `--level` at once, each as a page does: it
+creates the game, listens to the game's WebSocket, and plays its first legal
+move whenever it is its turn. After `--kill-after` seconds it kills the server
+with SIGKILL and starts it again on the same file and port; every client
+reconnects and goes on. At the end every game is read back and must be
+finished and whole.
+
+It prints the latency of the players' move requests, of the computer's answers
+(from the move's answer to the socket's message with the computer's move),
+and of plain reads (``GET /api/games/ID``: the reference, in the same run),
+as median, 90th and 99th percentile and worst, and the ratio of each median
+to the reads'.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx2 as httpx
+import typer
+from websockets.asyncio.client import connect
+from websockets.exceptions import WebSocketException
+
+app = typer.Typer(add_completion=False)
+
+
+@dataclass
+class Latencies:
+    moves: list[float] = field(default_factory=list)
+    answers: list[float] = field(default_factory=list)
+    reads: list[float] = field(default_factory=list)
+    retries: int = 0
+
+
+class Server:
+    """``ninefold serve`` on `db`, restartable on the same port."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self.port = 0
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> str:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "ninefold.cli", "serve", "--port", str(self.port),
+             "--db", str(self.db)], stderr=subprocess.PIPE, text=True)
+        assert self.proc.stderr is not None
+        line = self.proc.stderr.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        if not found:
+            raise SystemExit(f"the server did not start: {line.strip()}")
+        self.port = int(found.group(1))
+        return f"http://127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+async def request(client: httpx.AsyncClient, lat: Latencies, method: str, url: str,
+                  **kw) -> httpx.Response:
+    """A request, tried again while the server is down (the kill), for up to 60 s."""
+    end = time.monotonic() + 60
+    while True:
+        try:
+            return await client.request(method, url, **kw)
+        except httpx.TransportError:
+            if time.monotonic() > end:
+                raise
+            lat.retries += 1
+            await asyncio.sleep(0.2)
+
+
+async def play_one(base: str, level: int, lat: Latencies, started: asyncio.Event) -> str:
+    """One game against the computer, as a page plays it; returns its id."""
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        r = await request(client, lat, "POST", "/api/games",
+                          json={"mode": "computer", "level": level, "side": "x"})
+        r.raise_for_status()
+        made = r.json()
+        gid, headers = made["game"]["id"], {"Authorization": f"Bearer {made['token']}"}
+        started.set()
+        view = made["game"]
+        while view["result"] is None:
+            if view["turn"] == "x" and not view["thinking"]:
+                t0 = time.monotonic()
+                r = await request(client, lat, "POST", f"/api/games/{gid}/moves",
+                                  json={"move": view["legal"][0], "ply": view["ply"]},
+                                  headers=headers)
+                if r.status_code == 409:  # the server restarted between: read it again
+                    view = (await request(client, lat, "GET", f"/api/games/{gid}")).json()
+                    continue
+                r.raise_for_status()
+                lat.moves.append(1000 * (time.monotonic() - t0))
+                view = r.json()
+            if view["result"] is None:
+                t0 = time.monotonic()
+                view = await computer_answer(base, client, lat, gid, view["ply"] + 1)
+                lat.answers.append(1000 * (time.monotonic() - t0))
+            t0 = time.monotonic()
+            (await request(client, lat, "GET", f"/api/games/{gid}")).raise_for_status()
+            lat.reads.append(1000 * (time.monotonic() - t0))
+        return gid
+
+
+async def computer_answer(base: str, client: httpx.AsyncClient, lat: Latencies, gid: str,
+                          ply: int) -> dict:
+    """The game once the computer has moved (or the game ended), from its socket; the
+    socket is opened again if the server went away."""
+    url = base.replace("http", "ws", 1) + f"/api/games/{gid}/live"
+    while True:
+        try:
+            async with connect(url, open_timeout=10) as ws:
+                async for message in ws:
+                    view = json.loads(message)
+                    if (view["ply"] >= ply and not view["thinking"]) or view["result"]:
+                        return view
+        except (TimeoutError, OSError, WebSocketException):
+            lat.retries += 1
+            await asyncio.sleep(0.2)
+
+
+def pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
+
+
+def line(name: str, xs: list[float], ref: float) -> str:
+    med = statistics.median(xs) if xs else float("nan")
+    return (f"{name:<22} {len(xs):>6} {med:>8.1f} {pct(xs, 0.9):>8.1f} {pct(xs, 0.99):>8.1f} "
+            f"{max(xs, default=float('nan')):>8.1f} {med / ref:>8.2f}x")
+
+
+async def run(games: int, level: int, kill_after: float, server: Server, base: str) -> int:
+    lat = Latencies()
+    started = [asyncio.Event() for _ in range(games)]
+    t0 = time.monotonic()
+    tasks = [asyncio.create_task(play_one(base, level, lat, s)) for s in started]
+    killed = ""
+    if kill_after > 0:
+        done, _ = await asyncio.wait(tasks, timeout=kill_after)
+        if len(done) < games:
+            await asyncio.gather(*(s.wait() for s in started))
+            server.kill()
+            t_kill = time.monotonic()
+            server.start()
+            killed = (f"server killed (SIGKILL) after {t_kill - t0:.1f} s with "
+                      f"{games - len(done)} games going, restarted in "
+                      f"{time.monotonic() - t_kill:.1f} s")
+    ids = await asyncio.gather(*tasks)
+    wall = time.monotonic() - t0
+    bad = []
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        for gid in ids:
+            view = (await client.get(f"/api/games/{gid}")).json()
+            if view.get("result") is None or len(view["moves"]) < 9:
+                bad.append(gid)
+    ref = statistics.median(lat.reads) if lat.reads else float("nan")
+    print(f"{games} games against level {level} on one server process: "
+          f"{games - len(bad)} finished and whole after the run, in {wall:.1f} s")
+    if killed:
+        print(killed + f"; requests tried again meanwhile: {lat.retries}")
+    print(f"{'latency, ms':<22} {'count':>6} {'median':>8} {'p90':>8} {'p99':>8} {'worst':>8} "
+          f"{'/ read':>9}")
+    print(line("player's move (POST)", lat.moves, ref))
+    print(line("computer's answer", lat.answers, ref))
+    print(line("read (GET, reference)", lat.reads, ref))
+    if bad:
+        print(f"NOT finished or not whole: {', '.join(bad)}")
+    return 1 if bad else 0
+
+
+@app.command()
+def main(
+    games: int = typer.Option(50, min=1, max=1000, help="Games played at once."),
+    level: int = typer.Option(1, min=1, max=10, help="The computer's level."),
+    kill_after: float = typer.Option(5.0, help="Kill -9 the server after this many seconds "
+                                     "and restart it (0: no kill)."),
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Server(Path(tmp) / "load.sqlite")
+        base = server.start()
+        try:
+            status = asyncio.run(run(games, level, kill_after, server, base))
+        finally:
+            server.stop()
+    raise typer.Exit(status)
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,41 @@
+"""A real ``ninefold serve`` process for the web board's tests."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+
+def start_server(db: Path, port: int = 0) -> tuple[subprocess.Popen[str], str]:
+    """Start the server on `db`; returns the process and its base URL (no slash)."""
+    proc = subprocess.Popen([sys.executable, "-m", "ninefold.cli", "serve", "--port", str(port),
+                             "--db", str(db)], stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    found = re.search(r"http://[\d.]+:\d+/", line)
+    assert found, line
+    return proc, found.group(0).rstrip("/")
+
+
+def stop_server(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
