@@ -207,3 +207,15 @@ def test_after_a_restart_the_computer_plays_the_move_it_owed(db, computer):
     with TestClient(create_app(db, computer)) as c:
         view = wait_for(c, game.id, tokens["o"], 1)
     assert view["ply"] == 1 and view["turn"] == "o"
+
+
+def test_a_game_replays_frame_by_frame(client):
+    made = new(client, mode="local", opening="53271")
+    gid, token = made["game"]["id"], made["token"]
+    client.post(f"/api/games/{gid}/moves", json={"move": made["game"]["legal"][0], "ply": 0},
+                headers=auth(token))
+    film = client.get(f"/api/games/{gid}/replay").json()
+    assert film["opening_plies"] == 4 and len(film["moves"]) == 5
+    assert len(film["frames"]) == 6 and film["frames"][0]["last"] is None
+    assert film["frames"][5]["last"] == film["moves"][4]
+    assert client.get("/api/arena").status_code == 404  # not an arena database

@@ -7,6 +7,9 @@ to ``docs/`` (the README shows them), else to a temporary folder."""
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -160,3 +163,52 @@ def test_the_server_survives_a_kill_and_every_game_is_still_there(tmp_path, brow
         context.close()
         stop_server(proc)
         assert os.path.exists(db)
+
+
+@pytest.fixture(scope="module")
+def arena_server(tmp_path_factory):
+    """A server on an arena results database, made by a real `ninefold match` whose bot
+    names hold HTML."""
+    db = tmp_path_factory.mktemp("arena") / "results.sqlite"
+    done = subprocess.run([sys.executable, "-m", "ninefold.cli", "match", "--bot1", "random",
+                           "--bot2", "naive", "--name1", "<img src=x onerror=alert(1)>",
+                           "--name2", "<b>naive</b>", "-n", "2", "--db", str(db), "--quiet"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    proc, url = start_server(db)
+    yield url
+    stop_server(proc)
+
+
+def test_the_replay_hotkeys_step_through_a_stored_arena_game(page: Page, arena_server: str,
+                                                             shots: Path):
+    page.goto(arena_server + "/arena")
+    table = page.get_by_test_id("arena-games")
+    expect(table.locator("tbody tr")).to_have_count(2)
+    expect(table).to_contain_text("<img src=x onerror=alert(1)>")  # shown as text
+    assert table.locator("img, b").count() == 0
+    table.locator("tbody tr").first.locator("a").click()
+    expect(page.get_by_test_id("status")).to_contain_text("Move ")
+    n = int(re.search(r"of (\d+)", status(page)).group(1))
+    assert f"Move {n} of {n}" in status(page)  # a finished game opens at its end
+    page.keyboard.press("Home")
+    expect(page.get_by_test_id("status")).to_contain_text(f"Move 0 of {n}")
+    expect(page.locator(".cell.x, .cell.o")).to_have_count(0)
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_test_id("status")).to_contain_text(f"Move 1 of {n}")
+    expect(page.locator(".cell.x")).to_have_count(1)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    expect(page.get_by_test_id("status")).to_contain_text(f"Move 1 of {n}")
+    page.keyboard.press("End")
+    expect(page.get_by_test_id("status")).to_contain_text(f"Move {n} of {n}")
+    page.locator("#moves button.move").nth(4).click()  # the move list is clickable
+    expect(page.get_by_test_id("status")).to_contain_text(f"Move 5 of {n}")
+    link = page.get_by_test_id("permalink").input_value()
+    assert link.endswith("?ply=5")
+    page.keyboard.press(" ")  # autoplay
+    expect(page.get_by_test_id("status")).to_contain_text(f"Move 7 of {n}", timeout=5000)
+    page.keyboard.press(" ")
+    page.screenshot(path=str(shots / "web_replay.png"))
+    page.goto(link)  # a position's permanent link
+    expect(page.get_by_test_id("status")).to_contain_text(f"Move 5 of {n}")

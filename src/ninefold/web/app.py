@@ -16,7 +16,12 @@ Routes:
   each checked by `WebGame` (a 4xx with a one-line ``detail`` when refused,
   and nothing changed);
 - ``WS /api/games/{id}/live``: the game's view after every change;
-- ``GET /`` and ``GET /g/{id}``: the page (``static/``).
+- ``GET /api/games/{id}/replay``: every position of a game, to step through;
+- ``GET /api/arena``, ``GET /api/arena/{n}/replay``: the games of an arena
+  results database, when the server's database is one (``ninefold serve --db
+  results.sqlite``: the web games go into the same file, in their own table);
+- ``GET /``, ``/g/{id}``, ``/replay/{id}``, ``/arena``, ``/arena/{n}``: the page
+  (``static/``).
 """
 
 from __future__ import annotations
@@ -35,10 +40,12 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from ninefold.arena.referee import GameResult as ArenaResult
+from ninefold.arena.storage import Storage, StorageError
 from ninefold.records import Game, write_game
-from ninefold.rules import Board, Mark, Move, random_opening
+from ninefold.rules import Board, Mark, Move, Rules, random_opening
 from ninefold.web.computer import Computer
-from ninefold.web.games import GameError, IllegalMove, Mode, WebGame
+from ninefold.web.games import GameError, IllegalMove, Mode, NotFound, WebGame
 from ninefold.web.store import GameStore
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -104,6 +111,42 @@ class GameView(BaseModel):
     thinking: bool
     draw_offer: Literal["x", "o"] | None
     you: list[Literal["x", "o"]] = Field(..., description="The sides your token holds.")
+
+
+class Frame(BaseModel):
+    """The board after some moves of a replay."""
+
+    boards: list[SmallBoard]
+    last: str | None
+    status: str
+
+
+class Replay(BaseModel):
+    """A whole game to step through: `frames[i]` is the board after `moves[:i]`."""
+
+    title: str
+    x: str
+    o: str
+    rules: str
+    opening_plies: int = Field(..., description="How many of the moves the opening played.")
+    moves: list[str]
+    frames: list[Frame]
+    result: str | None
+    termination: str | None
+    reason: str = ""
+
+
+class ArenaGame(BaseModel):
+    n: int = Field(..., description="The game's number in the database (from 1).")
+    x: str
+    o: str
+    result: str
+    termination: str
+    plies: int
+
+
+class ArenaGames(BaseModel):
+    games: list[ArenaGame]
 
 
 class Links(BaseModel):
@@ -234,9 +277,7 @@ def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -
     board = game.board()
     outcome = game.outcome()
     over = outcome is not None
-    allowed = set() if over else set(board.open_boards())
-    boards = [SmallBoard(cells=["" if c is None else _side(c) for c in board.small_board(b)],
-                         owner=_owner(board, b), allowed=b in allowed) for b in range(9)]
+    boards = small_boards(board, set() if over else set(board.open_boards()))
     start = Board(game.rules, opening=game.opening)
     computer = game.computer_side()
     return GameView(
@@ -255,6 +296,28 @@ def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -
         draw_offer=_side(game.draw_offer) if game.draw_offer is not None else None,
         you=[_side(m) for m in game.seat_of(token)],
     )
+
+
+def small_boards(board: Board, allowed: set[int]) -> list[SmallBoard]:
+    return [SmallBoard(cells=["" if c is None else _side(c) for c in board.small_board(b)],
+                       owner=_owner(board, b), allowed=b in allowed) for b in range(9)]
+
+
+def replay(title: str, x: str, o: str, rules: Rules, moves: list[Move], opening_plies: int,
+           result: str | None, termination: str | None, reason: str = "") -> Replay:
+    """The frames of a game: the board before the first move and after each one."""
+    board = Board(rules)
+    frames = []
+    for i in range(len(moves) + 1):
+        allowed = set(board.open_boards())
+        frames.append(Frame(boards=small_boards(board, allowed),
+                            last=str(board.move_stack[-1]) if board.move_stack else None,
+                            status=board.status()))
+        if i < len(moves):
+            board.push(moves[i])
+    return Replay(title=title, x=x, o=o, rules=rules.name, opening_plies=opening_plies,
+                  moves=[str(m) for m in moves], frames=frames, result=result,
+                  termination=termination, reason=reason)
 
 
 def _side(mark: Mark) -> Literal["x", "o"]:
@@ -406,6 +469,47 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
         await save(game, changes)
         return hub.view(game, tok)
 
+    @app.get("/api/games/{game_id}/replay", response_model=Replay, responses=ERRORS)
+    async def game_replay(game_id: str) -> Replay:
+        game = await load(game_id)
+        board = game.board()
+        outcome = game.outcome()
+        computer = game.computer_side()
+        names = {m: ("computer, level " + str(game.level) if m is computer else "player")
+                 for m in Mark}
+        return replay(f"Game {game.id}", names[Mark.X], names[Mark.O], game.rules,
+                      list(board.move_stack), board.ply - game.ply,
+                      outcome.result() if outcome else None,
+                      str(outcome.termination) if outcome else None)
+
+    def arena_games() -> list[ArenaResult]:
+        try:
+            with Storage(db, readonly=True) as results:
+                return results.games()
+        except StorageError:
+            raise NotFound("this server's database holds no arena games") from None
+
+    @app.get("/api/arena", response_model=ArenaGames, responses=ERRORS)
+    async def arena_list() -> ArenaGames:
+        games = await asyncio.to_thread(arena_games)
+        return ArenaGames(games=[
+            ArenaGame(n=i, x=g.x, o=g.o, result=g.result, termination=str(g.termination),
+                      plies=len(g.moves)) for i, g in enumerate(games, start=1)])
+
+    @app.get("/api/arena/{n}/replay", response_model=Replay, responses=ERRORS)
+    async def arena_replay(n: int) -> Replay:
+        games = await asyncio.to_thread(arena_games)
+        if not 1 <= n <= len(games):
+            raise NotFound(f"no arena game {n} here (there are {len(games)})")
+        g = games[n - 1]
+        try:
+            moves = [Move.parse(m) for m in g.moves]
+            opening = len(Board(g.rules, opening=g.opening).move_stack)
+            return replay(f"Arena game {n}", g.x, g.o, g.rules, moves, opening, g.result,
+                          str(g.termination), g.reason)
+        except ValueError as exc:
+            raise IllegalMove(f"arena game {n} cannot be replayed: {exc}") from None
+
     @app.websocket("/api/games/{game_id}/live")
     async def live(ws: WebSocket, game_id: str) -> None:
         try:
@@ -429,7 +533,10 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
         return FileResponse(STATIC / "index.html")
 
     @app.get("/g/{game_id}", include_in_schema=False)
-    async def game_page(game_id: str) -> FileResponse:
+    @app.get("/replay/{game_id}", include_in_schema=False)
+    @app.get("/arena", include_in_schema=False)
+    @app.get("/arena/{n}", include_in_schema=False)
+    async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

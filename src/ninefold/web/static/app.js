@@ -80,6 +80,7 @@ function open(view, links) {
     $("invite").closest("p").hidden = !(links && links.invite);
   }
   $("record").href = `/api/games/${view.id}/record`;
+  $("replay-link").href = `/replay/${view.id}`;
   render();
   focusCursor();  // the keyboard plays at once
   listen(view.id);
@@ -251,6 +252,7 @@ function render() {
 
 // --- keyboard: arrows move the cursor, Enter or Space plays ---------------------
 document.addEventListener("keydown", (event) => {
+  if (film) return;  // the viewer has its own keys
   // keys typed into a field, or Enter on another button, keep their own meaning
   const target = event.target;
   if ($("play").hidden || target.closest("input, select, textarea, a") ||
@@ -269,9 +271,142 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
+// --- the viewer: a finished (or any) game, step by step --------------------------
+let film = null;  // the Replay shown
+let frame = 0;
+let autoplay = null;
+
+async function openReplay(path, title) {
+  try {
+    film = await api(path);
+  } catch (err) {
+    $("setup").hidden = false;
+    showError(err.message);
+    return;
+  }
+  $("play").hidden = false;
+  $("viewer").hidden = false;
+  $("actions").hidden = true;
+  $("title").hidden = false;
+  $("title").textContent = `${title}: ${film.x} (X) vs ${film.o} (O), ${film.result || "*"}`;
+  const why = film.reason && film.reason !== film.termination ? ` (${film.reason})` : "";
+  $("who").textContent = film.termination ? `Ended: ${film.termination}${why}` : "Not finished";
+  $("record").closest("p").hidden = true;
+  const asked = new URLSearchParams(location.search).get("ply");
+  const ply = asked === null ? NaN : Number(asked);
+  showFrame(Number.isInteger(ply) && ply >= 0 ? ply : film.moves.length);  // else the end
+}
+
+function showFrame(i) {
+  frame = Math.max(0, Math.min(i, film.moves.length));
+  const f = film.frames[frame];
+  game = null;
+  for (const small of document.querySelectorAll("#board .small")) {
+    const b = Number(small.dataset.board);
+    const info = f.boards[b];
+    small.classList.toggle("allowed", info.allowed && frame < film.moves.length);
+    small.classList.toggle("won-x", info.owner === "x");
+    small.classList.toggle("won-o", info.owner === "o");
+    small.classList.toggle("drawn", info.owner === "draw");
+    small.querySelector(".big").textContent = info.owner === "x" ? "X" : info.owner === "o" ? "O" : "";
+    for (const cell of small.querySelectorAll(".cell")) {
+      const mark = info.cells[Number(cell.dataset.cell)];
+      cell.textContent = mark.toUpperCase();
+      cell.classList.toggle("x", mark === "x");
+      cell.classList.toggle("o", mark === "o");
+      cell.classList.toggle("last", f.last === cell.dataset.square);
+      cell.classList.remove("legal", "cursor");
+      cell.setAttribute("aria-disabled", "true");
+      cell.setAttribute("aria-label", `${cell.dataset.square}: ${mark ? mark.toUpperCase() : "empty"}`);
+    }
+  }
+  $("status").textContent = `Move ${frame} of ${film.moves.length}: ${f.status}`;
+  const list = $("moves");
+  list.replaceChildren();
+  for (let i = 0; i < film.moves.length; i += 2) {
+    const li = document.createElement("li");
+    for (const j of [i, i + 1]) {
+      if (j >= film.moves.length) break;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "move" + (j + 1 === frame ? " current" : "") +
+        (j < film.opening_plies ? " opening" : "");
+      button.textContent = film.moves[j];
+      button.addEventListener("click", () => showFrame(j + 1));
+      li.appendChild(button);
+    }
+    list.appendChild(li);
+  }
+  const url = new URL(location.href);
+  url.searchParams.set("ply", String(frame));
+  history.replaceState(null, "", url);
+  $("permalink").value = url.href;
+}
+
+function toggleAutoplay() {
+  if (autoplay) {
+    clearInterval(autoplay);
+    autoplay = null;
+  } else {
+    if (frame >= film.moves.length) showFrame(0);
+    autoplay = setInterval(() => {
+      if (frame >= film.moves.length) toggleAutoplay();
+      else showFrame(frame + 1);
+    }, 700);
+  }
+  $("auto").textContent = autoplay ? "⏸ Pause" : "▶ Play";
+}
+
+$("first").addEventListener("click", () => showFrame(0));
+$("back").addEventListener("click", () => showFrame(frame - 1));
+$("forward").addEventListener("click", () => showFrame(frame + 1));
+$("last").addEventListener("click", () => showFrame(film.moves.length));
+$("auto").addEventListener("click", toggleAutoplay);
+
+document.addEventListener("keydown", (event) => {
+  if (!film || event.target.closest("input, select, textarea")) return;
+  const keys = {
+    ArrowLeft: () => showFrame(frame - 1), ArrowRight: () => showFrame(frame + 1),
+    Home: () => showFrame(0), End: () => showFrame(film.moves.length), " ": toggleAutoplay,
+  };
+  if (keys[event.key]) {
+    keys[event.key]();
+    event.preventDefault();
+  }
+});
+
+async function openArena() {
+  $("arena").hidden = false;
+  try {
+    const data = await api("/api/arena");
+    const body = document.querySelector("#arena tbody");
+    for (const g of data.games) {
+      const row = document.createElement("tr");
+      const link = document.createElement("a");
+      link.href = `/arena/${g.n}`;
+      link.textContent = String(g.n);
+      const cells = [link, g.x, g.o, g.result, g.termination, String(g.plies)];
+      for (const value of cells) {
+        const td = document.createElement("td");
+        if (typeof value === "string") td.textContent = value;  // names are text, never HTML
+        else td.appendChild(value);
+        row.appendChild(td);
+      }
+      body.appendChild(row);
+    }
+  } catch (err) {
+    $("arena").append(Object.assign(document.createElement("p"),
+      { className: "error", textContent: err.message }));
+  }
+}
+
 // --- start -----------------------------------------------------------------------
 buildBoard();
-const match = location.pathname.match(/^\/g\/([A-Za-z0-9_-]+)$/);
-if (match) load(match[1]);
+const path = location.pathname;
+let m;
+if ((m = path.match(/^\/g\/([A-Za-z0-9_-]+)$/))) load(m[1]);
+else if ((m = path.match(/^\/replay\/([A-Za-z0-9_-]+)$/))) openReplay(`/api/games/${m[1]}/replay`, `Game ${m[1]}`);
+else if ((m = path.match(/^\/arena\/(\d+)$/))) openReplay(`/api/arena/${m[1]}/replay`, `Arena game ${m[1]}`);
+else if (path === "/arena") openArena();
 else $("setup").hidden = false;
 window.addEventListener("popstate", () => location.reload());
