@@ -1,13 +1,14 @@
 """The web board under load: many games against the computer at once on one server
 process, and a ``kill -9`` of the server in the middle of them.
 
-    .venv/bin/python benchmarks/web_load.py                      # 50 games, a kill at 5 s
+    .venv/bin/python benchmarks/web_load.py                      # 50 games, a kill mid-run
     .venv/bin/python benchmarks/web_load.py --games 100 --level 2 --kill-after 0
 
 It starts ``ninefold serve`` as a real process on a fresh SQLite file and plays
 `--games` games against level `--level` at once, each as a page does: it
 creates the game, listens to the game's WebSocket, and plays its first legal
-move whenever it is its turn. After `--kill-after` seconds it kills the server
+move whenever it is its turn. Once the players have made `--kill-after` moves
+in all (by default 10 a game: every game is under way) it kills the server
 with SIGKILL and starts it again on the same file and port; every client
 reconnects and goes on. At the end every game is read back and must be
 finished and whole.
@@ -158,22 +159,23 @@ def line(name: str, xs: list[float], ref: float) -> str:
             f"{max(xs, default=float('nan')):>8.1f} {med / ref:>8.2f}x")
 
 
-async def run(games: int, level: int, kill_after: float, server: Server, base: str) -> int:
+async def run(games: int, level: int, kill_after: int, server: Server, base: str) -> int:
     lat = Latencies()
     started = [asyncio.Event() for _ in range(games)]
     t0 = time.monotonic()
     tasks = [asyncio.create_task(play_one(base, level, lat, s)) for s in started]
     killed = ""
     if kill_after > 0:
-        done, _ = await asyncio.wait(tasks, timeout=kill_after)
-        if len(done) < games:
-            await asyncio.gather(*(s.wait() for s in started))
-            server.kill()
-            t_kill = time.monotonic()
-            server.start()
-            killed = (f"server killed (SIGKILL) after {t_kill - t0:.1f} s with "
-                      f"{games - len(done)} games going, restarted in "
-                      f"{time.monotonic() - t_kill:.1f} s")
+        await asyncio.gather(*(s.wait() for s in started))
+        while len(lat.moves) < kill_after and not all(t.done() for t in tasks):
+            await asyncio.sleep(0.005)
+        going = sum(not t.done() for t in tasks)
+        server.kill()
+        t_kill = time.monotonic()
+        server.start()
+        killed = (f"server killed (SIGKILL) after {len(lat.moves)} moves, "
+                  f"{t_kill - t0:.1f} s, with {going} games going; restarted in "
+                  f"{time.monotonic() - t_kill:.1f} s")
     ids = await asyncio.gather(*tasks)
     wall = time.monotonic() - t0
     bad = []
@@ -201,14 +203,16 @@ async def run(games: int, level: int, kill_after: float, server: Server, base: s
 def main(
     games: int = typer.Option(50, min=1, max=1000, help="Games played at once."),
     level: int = typer.Option(1, min=1, max=10, help="The computer's level."),
-    kill_after: float = typer.Option(5.0, help="Kill -9 the server after this many seconds "
-                                     "and restart it (0: no kill)."),
+    kill_after: int = typer.Option(None, min=0, help="Kill -9 the server once the players "
+                                   "have made this many moves in all, and restart it (0: no "
+                                   "kill; default: 10 a game)."),
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(Path(tmp) / "load.sqlite")
         base = server.start()
         try:
-            status = asyncio.run(run(games, level, kill_after, server, base))
+            moves = 10 * games if kill_after is None else kill_after
+            status = asyncio.run(run(games, level, moves, server, base))
         finally:
             server.stop()
     raise typer.Exit(status)

@@ -143,7 +143,7 @@ def test_strength_saves_its_games_and_goes_on_where_it_stopped(tmp_path):
 
 
 def test_web_load_runs_tiny_and_survives_its_kill():
-    done = run("web_load.py", "--games", "3", "--kill-after", "1")
+    done = run("web_load.py", "--games", "3", "--kill-after", "6")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 finished and whole" in done.stdout
     assert "server killed (SIGKILL)" in done.stdout and "read (GET, reference)" in done.stdout
