@@ -30,7 +30,7 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -430,44 +430,44 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
             record.tags["Termination"] = str(outcome.termination)
         return write_game(record)
 
-    @app.post("/api/games/{game_id}/moves", response_model=GameView, responses=ERRORS)
-    async def play(game_id: str, req: MoveRequest, tok: Token) -> GameView:
+    async def change(game_id: str, tok: str | None, act: Callable[[WebGame], None],
+                     ) -> GameView:
+        """Load the game, let `act` change it (it raises `GameError` to refuse), store it
+        if no other request changed it meanwhile, and answer its view."""
         game = await load(game_id)
         changes = game.changes
-        try:
-            move = Move.parse(req.move)
-        except ValueError as exc:
-            raise IllegalMove(str(exc)) from None
-        game.play(move, tok, req.ply)
+        act(game)
         await save(game, changes)
         return hub.view(game, tok)
+
+    @app.post("/api/games/{game_id}/moves", response_model=GameView, responses=ERRORS)
+    async def play(game_id: str, req: MoveRequest, tok: Token) -> GameView:
+        def move(game: WebGame) -> None:
+            try:
+                square = Move.parse(req.move)
+            except ValueError as exc:
+                raise IllegalMove(str(exc)) from None
+            game.play(square, tok, req.ply)
+
+        return await change(game_id, tok, move)
 
     @app.post("/api/games/{game_id}/undo", response_model=GameView, responses=ERRORS)
     async def undo(game_id: str, req: PlyRequest, tok: Token) -> GameView:
-        game = await load(game_id)
-        changes = game.changes
-        game.undo(tok, req.ply)
-        task = hub.thinking.pop(game.id, None)
-        if task is not None:
-            task.cancel()
-        await save(game, changes)
-        return hub.view(game, tok)
+        def take_back(game: WebGame) -> None:
+            game.undo(tok, req.ply)
+            task = hub.thinking.pop(game.id, None)
+            if task is not None:  # the computer's search is for a position now gone
+                task.cancel()
+
+        return await change(game_id, tok, take_back)
 
     @app.post("/api/games/{game_id}/resign", response_model=GameView, responses=ERRORS)
     async def resign(game_id: str, tok: Token) -> GameView:
-        game = await load(game_id)
-        changes = game.changes
-        game.resign(tok)
-        await save(game, changes)
-        return hub.view(game, tok)
+        return await change(game_id, tok, lambda game: game.resign(tok))
 
     @app.post("/api/games/{game_id}/draw", response_model=GameView, responses=ERRORS)
     async def draw(game_id: str, tok: Token) -> GameView:
-        game = await load(game_id)
-        changes = game.changes
-        game.offer_draw(tok)
-        await save(game, changes)
-        return hub.view(game, tok)
+        return await change(game_id, tok, lambda game: game.offer_draw(tok))
 
     @app.get("/api/games/{game_id}/replay", response_model=Replay, responses=ERRORS)
     async def game_replay(game_id: str) -> Replay:
