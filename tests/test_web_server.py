@@ -10,7 +10,7 @@ import sys
 import time
 
 import httpx2 as httpx
-from webserver import children, start_server, stop_server
+from webserver import alive, children, start_server, stop_server
 
 
 def test_a_killed_server_leaves_no_worker_behind(tmp_path):
@@ -28,7 +28,7 @@ def test_a_killed_server_leaves_no_worker_behind(tmp_path):
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         end = time.monotonic() + 10
-        while any(os.path.exists(f"/proc/{w}") and _alive(w) for w in workers):
+        while any(alive(w) for w in workers):
             assert time.monotonic() < end, "workers left after the server was killed"
             time.sleep(0.1)
         proc, url = start_server(tmp_path / "games.sqlite")  # and the game is still there
@@ -37,14 +37,6 @@ def test_a_killed_server_leaves_no_worker_behind(tmp_path):
         assert view["ply"] == 1 and view["you"] == ["o"]
     finally:
         stop_server(proc)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_a_port_in_use_is_one_line(tmp_path):

@@ -28,14 +28,22 @@ def stop_server(proc: subprocess.Popen[str]) -> None:
         proc.wait()
 
 
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command's name (None: no such process)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def children(pid: int) -> list[int]:
     """The processes whose parent is `pid` (Linux)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
+    return [int(p.name) for p in Path("/proc").glob("[0-9]*")
+            if (fields := _stat(p.name)) is not None and int(fields[1]) == pid]
+
+
+def alive(pid: int) -> bool:
+    """The process runs (it exists and is not a zombie)."""
+    fields = _stat(pid)
+    return fields is not None and fields[0] != "Z"

@@ -43,9 +43,9 @@ from pydantic import BaseModel, Field
 from ninefold.arena.referee import GameResult as ArenaResult
 from ninefold.arena.storage import Storage, StorageError
 from ninefold.records import Game, write_game
-from ninefold.rules import Board, Mark, Move, Rules, random_opening
+from ninefold.rules import Board, Mark, Move, Outcome, Rules, opening_moves, random_opening
 from ninefold.web.computer import Computer
-from ninefold.web.games import GameError, IllegalMove, Mode, NotFound, WebGame
+from ninefold.web.games import GameError, IllegalMove, Mode, NotFound, WebGame, side
 from ninefold.web.store import GameStore
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -250,14 +250,15 @@ class BodyLimit:
         if length is not None and (not length.isdigit() or int(length) > self.limit):
             await too_big(scope, receive, send)
             return
-        body, more = [], True
+        body, size, more = [], 0, True
         while more:  # read it all first (it is small), counting
             message = await receive()
             if message["type"] == "http.disconnect":
                 return
             body.append(message.get("body", b""))
+            size += len(body[-1])
             more = message.get("more_body", False)
-            if sum(map(len, body)) > self.limit:
+            if size > self.limit:
                 await too_big(scope, receive, send)
                 return
         whole = b"".join(body)
@@ -275,31 +276,27 @@ class BodyLimit:
 
 def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -> GameView:
     board = game.board()
-    outcome = game.outcome()
+    outcome = game.outcome(board)
     over = outcome is not None
-    boards = small_boards(board, set() if over else set(board.open_boards()))
-    start = Board(game.rules, opening=game.opening)
-    computer = game.computer_side()
     return GameView(
         id=game.id, version=game.changes, mode=game.mode.value, rules=game.rules.name,
         opening=game.opening, level=game.level, position=board.position(),
         moves=[str(m) for m in game.moves],
-        opening_moves=[str(m) for m in start.move_stack], ply=game.ply,
-        turn=None if over else _side(board.turn),
+        opening_moves=[str(m) for m in board.move_stack[:board.ply - game.ply]],
+        ply=game.ply, turn=None if over else side(board.turn),
         anywhere=not over and board.target is None,
-        boards=boards, legal=[] if over else [str(m) for m in board.legal_moves],
-        last=str(board.move_stack[-1]) if board.move_stack else None,
-        status=_status(game, board), result=outcome.result() if outcome else None,
-        winner=_side(outcome.winner) if outcome and outcome.winner is not None else None,
+        boards=small_boards(board, set() if over else set(board.open_boards())),
+        legal=[] if over else [str(m) for m in board.legal_moves], last=_last(board),
+        status=_status(game, board, outcome), result=outcome.result() if outcome else None,
+        winner=_side(outcome.winner if outcome else None),
         termination=str(outcome.termination) if outcome else None,
-        computer=_side(computer) if computer is not None else None, thinking=thinking,
-        draw_offer=_side(game.draw_offer) if game.draw_offer is not None else None,
-        you=[_side(m) for m in game.seat_of(token)],
+        computer=_side(game.computer_side()), thinking=thinking,
+        draw_offer=_side(game.draw_offer), you=[side(m) for m in game.seat_of(token)],
     )
 
 
 def small_boards(board: Board, allowed: set[int]) -> list[SmallBoard]:
-    return [SmallBoard(cells=["" if c is None else _side(c) for c in board.small_board(b)],
+    return [SmallBoard(cells=["" if c is None else side(c) for c in board.small_board(b)],
                        owner=_owner(board, b), allowed=b in allowed) for b in range(9)]
 
 
@@ -309,10 +306,8 @@ def replay(title: str, x: str, o: str, rules: Rules, moves: list[Move], opening_
     board = Board(rules)
     frames = []
     for i in range(len(moves) + 1):
-        allowed = set(board.open_boards())
-        frames.append(Frame(boards=small_boards(board, allowed),
-                            last=str(board.move_stack[-1]) if board.move_stack else None,
-                            status=board.status()))
+        frames.append(Frame(boards=small_boards(board, set(board.open_boards())),
+                            last=_last(board), status=board.status()))
         if i < len(moves):
             board.push(moves[i])
     return Replay(title=title, x=x, o=o, rules=rules.name, opening_plies=opening_plies,
@@ -320,19 +315,22 @@ def replay(title: str, x: str, o: str, rules: Rules, moves: list[Move], opening_
                   termination=termination, reason=reason)
 
 
-def _side(mark: Mark) -> Literal["x", "o"]:
-    return "x" if mark is Mark.X else "o"
+def _side(mark: Mark | None) -> Literal["x", "o"] | None:
+    return None if mark is None else side(mark)
+
+
+def _last(board: Board) -> str | None:
+    return str(board.move_stack[-1]) if board.move_stack else None
 
 
 def _owner(board: Board, b: int) -> Literal["x", "o", "draw", ""]:
     owner = board.owners[b]
     if owner is not None:
-        return _side(owner)
+        return side(owner)
     return "draw" if board.is_full(b) else ""
 
 
-def _status(game: WebGame, board: Board) -> str:
-    outcome = game.outcome()
+def _status(game: WebGame, board: Board, outcome: Outcome | None) -> str:
     if outcome is not None:
         if game.resigned is not None:
             return f"{game.resigned} resigned: {outcome.result()}"
@@ -504,7 +502,7 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
         g = games[n - 1]
         try:
             moves = [Move.parse(m) for m in g.moves]
-            opening = len(Board(g.rules, opening=g.opening).move_stack)
+            opening = len(opening_moves(g.opening)) if g.opening else 0
             return replay(f"Arena game {n}", g.x, g.o, g.rules, moves, opening, g.result,
                           str(g.termination), g.reason)
         except ValueError as exc:

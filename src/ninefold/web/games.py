@@ -32,6 +32,7 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ninefold.rules import (
     Board,
@@ -84,6 +85,11 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def side(mark: Mark) -> Literal["x", "o"]:
+    """A mark as the web board writes it (JSON, seats, the database)."""
+    return "x" if mark is Mark.X else "o"
+
+
 @dataclass
 class WebGame:
     """A game and its seats. `seats` maps ``"x"``/``"o"`` to a token's hash, or to
@@ -117,20 +123,14 @@ class WebGame:
                 raise ValueError("the computer's level must be 1-10")
         elif level is not None:
             raise ValueError("only a game against the computer has a level")
-        tokens: dict[str, str] = {}
-        seats: dict[str, str | None] = {}
         if mode is Mode.LOCAL:
             token = secrets.token_urlsafe(TOKEN_BYTES)
             tokens = {"x": token, "o": token}
-        else:
-            for mark in Mark:
-                side = str(mark).lower()
-                if mode is Mode.COMPUTER and mark is not human:
-                    continue
-                tokens[side] = secrets.token_urlsafe(TOKEN_BYTES)
-        for mark in Mark:
-            side = str(mark).lower()
-            seats[side] = token_hash(tokens[side]) if side in tokens else None
+        else:  # the computer's side has no token
+            tokens = {side(m): secrets.token_urlsafe(TOKEN_BYTES) for m in Mark
+                      if mode is Mode.ONLINE or m is human}
+        seats = {side(m): token_hash(tokens[side(m)]) if side(m) in tokens else None
+                 for m in Mark}
         game = cls(game_id, mode, rules, opening, [], seats, level, created=created)
         return game, tokens
 
@@ -148,25 +148,25 @@ class WebGame:
         """Moves played since the opening: the version a request must be based on."""
         return len(self.moves)
 
-    def outcome(self) -> Outcome | None:
-        """How the game ended (by the rules, a resignation or an agreed draw), or None."""
+    def outcome(self, board: Board | None = None) -> Outcome | None:
+        """How the game ended (by the rules, a resignation or an agreed draw), or None;
+        `board` is `self.board()` if the caller has it already."""
         if self.resigned is not None:
             return Outcome(self.resigned.other, Termination.RESIGNATION)
         if self.agreed_draw:
             return Outcome(None, Termination.ADJUDICATION)
-        return self.board().outcome()
+        return (board or self.board()).outcome()
 
     def computer_side(self) -> Mark | None:
-        """The side the computer plays (computer games)."""
-        for mark in Mark:
-            if self.seats.get(str(mark).lower()) is None and self.mode is Mode.COMPUTER:
-                return mark
-        return None
+        """The side the computer plays (computer games: the seat with no token)."""
+        if self.mode is not Mode.COMPUTER:
+            return None
+        return next((m for m in Mark if self.seats.get(side(m)) is None), None)
 
     def computer_to_move(self) -> bool:
         board = self.board()
-        return (self.outcome() is None and self.computer_side() is not None
-                and board.turn is self.computer_side())
+        computer = self.computer_side()
+        return computer is not None and self.outcome(board) is None and board.turn is computer
 
     def seat_of(self, token: str | None) -> list[Mark]:
         """The sides `token` holds (both in a local game; none for a spectator)."""
@@ -174,36 +174,38 @@ class WebGame:
             return []
         digest = token_hash(token)
         return [mark for mark in Mark
-                if (h := self.seats.get(str(mark).lower())) and hmac.compare_digest(h, digest)]
+                if (h := self.seats.get(side(mark))) and hmac.compare_digest(h, digest)]
 
     # --- changes
 
-    def _check(self, token: str | None, ply: int | None, side: Mark | None = None) -> list[Mark]:
-        if self.outcome() is not None:
+    def _check(self, token: str | None, ply: int | None, mover: Mark | None = None,
+               board: Board | None = None) -> list[Mark]:
+        if self.outcome(board) is not None:
             raise Stale("the game is over")
         if ply is not None and ply != self.ply:
             raise Stale(f"the game is at move {self.ply}, not {ply}: reload it")
         held = self.seat_of(token)
         if not held:
             raise Forbidden("this needs the token of a seat in this game")
-        if side is not None and side not in held:
-            raise Forbidden(f"it is {side}'s move, and this token is not {side}'s")
+        if mover is not None and mover not in held:
+            raise Forbidden(f"it is {mover}'s move, and this token is not {mover}'s")
         return held
 
     def play(self, move: Move, token: str | None, ply: int | None) -> None:
         """Play `move` for the side to move, whose seat `token` must hold; `ply` is the
         move count the sender saw (None: whatever it is now)."""
-        self._check(token, ply, self.board().turn)
-        self._push(move)
+        board = self.board()
+        self._check(token, ply, board.turn, board)
+        self._push(move, board)
 
     def computer_plays(self, move: Move) -> None:
         """The computer's move, for the side it plays."""
         if not self.computer_to_move():
             raise Stale("it is not the computer's move")
-        self._push(move)
+        self._push(move, self.board())
 
-    def _push(self, move: Move) -> None:
-        board = self.board()
+    def _push(self, move: Move, board: Board) -> None:
+        """Play `move` on `board` (the position now) and note it."""
         try:
             board.push(move)
         except (IllegalMoveError, InvalidMoveError) as exc:
@@ -227,15 +229,13 @@ class WebGame:
             raise Stale("no move to take back")
         self.moves.pop()
         computer = self.computer_side()
-        if computer is not None and self.board().turn is computer and self.moves:
+        if computer is not None and self.moves and self.board().turn is computer:
             self.moves.pop()  # the human's move too: the human is to move again
-        elif computer is not None and self.board().turn is computer:
-            pass  # the computer moves first: it will move again
-        self.draw_offer = None
+        self.draw_offer = None  # (with no move left and the computer first, it moves again)
 
     def resign(self, token: str | None) -> None:
-        held = self._check(token, None)
         board = self.board()
+        held = self._check(token, None, board=board)
         self.resigned = board.turn if board.turn in held else held[0]
 
     def offer_draw(self, token: str | None) -> None:

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ninefold.rules import Mark, Move, Rules
-from ninefold.web.games import Mode, NotFound, Stale, WebGame
+from ninefold.web.games import Mode, NotFound, Stale, WebGame, side
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_games (
@@ -125,7 +125,7 @@ class GameStore:
 
 
 def _side(mark: Mark | None) -> str | None:
-    return None if mark is None else str(mark).lower()
+    return None if mark is None else side(mark)
 
 
 def _mark(side: str | None) -> Mark | None:

@@ -186,13 +186,14 @@ function buildBoard() {
   }
 }
 
-function render() {
-  if (!game) return;
-  const playable = canMove();
+// Draw `boards` (SmallBoard list) with `last` marked; `legal` is the set of squares this
+// page may play now (empty: none), `highlight` marks the allowed boards, `withCursor`
+// shows the keyboard's square.
+function drawBoards(boards, last, { legal = new Set(), highlight = false, withCursor = false }) {
   for (const small of document.querySelectorAll("#board .small")) {
     const b = Number(small.dataset.board);
-    const info = game.boards[b];
-    small.classList.toggle("allowed", playable && info.allowed);
+    const info = boards[b];
+    small.classList.toggle("allowed", highlight && info.allowed);
     small.classList.toggle("won-x", info.owner === "x");
     small.classList.toggle("won-o", info.owner === "o");
     small.classList.toggle("drawn", info.owner === "draw");
@@ -205,19 +206,27 @@ function render() {
       cell.textContent = mark.toUpperCase();
       cell.classList.toggle("x", mark === "x");
       cell.classList.toggle("o", mark === "o");
-      cell.classList.toggle("last", game.last === sq);
-      const legal = playable && game.legal.includes(sq);
-      cell.classList.toggle("legal", legal);
-      cell.setAttribute("aria-disabled", String(!legal));
+      cell.classList.toggle("last", last === sq);
+      const playable = legal.has(sq);
+      cell.classList.toggle("legal", playable);
+      cell.setAttribute("aria-disabled", String(!playable));
       const { x, y } = xyOf(b, c);
-      const here = x === cursor.x && y === cursor.y;
+      const here = withCursor && x === cursor.x && y === cursor.y;
       cell.classList.toggle("cursor", here);
       cell.tabIndex = here ? 0 : -1;  // Tab reaches the board at the cursor
       cell.setAttribute("aria-label",
         `${sq}, board ${b + 1}: ${mark ? mark.toUpperCase() : "empty"}` +
-        `${game.last === sq ? ", last move" : ""}${legal ? ", playable" : ""}`);
+        `${last === sq ? ", last move" : ""}${playable ? ", playable" : ""}`);
     }
   }
+}
+
+function render() {
+  if (!game) return;
+  const playable = canMove();
+  drawBoards(game.boards, game.last, {
+    legal: new Set(playable ? game.legal : []), highlight: playable, withCursor: true,
+  });
   let status = game.status;
   if (game.result === null) {
     if (game.thinking) status = `${status}. The computer is thinking…`;
@@ -301,25 +310,7 @@ function showFrame(i) {
   frame = Math.max(0, Math.min(i, film.moves.length));
   const f = film.frames[frame];
   game = null;
-  for (const small of document.querySelectorAll("#board .small")) {
-    const b = Number(small.dataset.board);
-    const info = f.boards[b];
-    small.classList.toggle("allowed", info.allowed && frame < film.moves.length);
-    small.classList.toggle("won-x", info.owner === "x");
-    small.classList.toggle("won-o", info.owner === "o");
-    small.classList.toggle("drawn", info.owner === "draw");
-    small.querySelector(".big").textContent = info.owner === "x" ? "X" : info.owner === "o" ? "O" : "";
-    for (const cell of small.querySelectorAll(".cell")) {
-      const mark = info.cells[Number(cell.dataset.cell)];
-      cell.textContent = mark.toUpperCase();
-      cell.classList.toggle("x", mark === "x");
-      cell.classList.toggle("o", mark === "o");
-      cell.classList.toggle("last", f.last === cell.dataset.square);
-      cell.classList.remove("legal", "cursor");
-      cell.setAttribute("aria-disabled", "true");
-      cell.setAttribute("aria-label", `${cell.dataset.square}: ${mark ? mark.toUpperCase() : "empty"}`);
-    }
-  }
+  drawBoards(f.boards, f.last, { highlight: frame < film.moves.length });
   $("status").textContent = `Move ${frame} of ${film.moves.length}: ${f.status}`;
   const list = $("moves");
   list.replaceChildren();
