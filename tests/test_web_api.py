@@ -132,7 +132,7 @@ def test_resigning_ends_the_game(client):
 
 
 @pytest.mark.parametrize(("body", "headers", "status", "words"), [
-    ('{"move": "e5", "ply": ', {}, 422, "JSON"),  # malformed JSON
+    ('{"move": "e5", "ply": ', {}, 422, "not valid JSON (at character"),  # malformed
     ('{"move": "e5"}', {}, 422, "ply"),
     ('{"move": "z9", "ply": 0}', {}, 422, "cannot read move"),
     ('{"move": "e5", "ply": 3}', {}, 409, "at move 0"),  # a replayed or stale request

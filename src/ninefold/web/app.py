@@ -380,6 +380,10 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
+        if first.get("type") == "json_invalid":  # its place is a character, not a field
+            at = first.get("loc", ("body", "?"))[-1]
+            return JSONResponse({"detail": f"the body is not valid JSON (at character {at})"},
+                                422)
         where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
         text = first.get("msg", "invalid request")
         return JSONResponse({"detail": f"{where}: {text}" if where else text}, 422)
