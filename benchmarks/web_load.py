@@ -41,6 +41,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
 app = typer.Typer(add_completion=False)
+ANSWER_WAIT_S = 120  # a computer's answer later than this is a failure, not a hang
 
 
 @dataclass
@@ -136,9 +137,12 @@ async def computer_answer(base: str, client: httpx.AsyncClient, lat: Latencies, 
     """The game once the computer has moved (or the game ended), from its socket; the
     socket is opened again if the server went away."""
     url = base.replace("http", "ws", 1) + f"/api/games/{gid}/live"
+    end = time.monotonic() + ANSWER_WAIT_S
     while True:
+        if time.monotonic() > end:
+            raise RuntimeError(f"game {gid}: move {ply} never came ({ANSWER_WAIT_S} s)")
         try:
-            async with connect(url, open_timeout=10) as ws:
+            async with asyncio.timeout(end - time.monotonic()), connect(url, open_timeout=10) as ws:
                 async for message in ws:
                     view = json.loads(message)
                     if (view["ply"] >= ply and not view["thinking"]) or view["result"]:
@@ -176,9 +180,10 @@ async def run(games: int, level: int, kill_after: int, server: Server, base: str
         killed = (f"server killed (SIGKILL) after {len(lat.moves)} moves, "
                   f"{t_kill - t0:.1f} s, with {going} games going; restarted in "
                   f"{time.monotonic() - t_kill:.1f} s")
-    ids = await asyncio.gather(*tasks)
+    outcomes = await asyncio.gather(*tasks, return_exceptions=True)
     wall = time.monotonic() - t0
-    bad = []
+    ids = [o for o in outcomes if isinstance(o, str)]
+    bad = [str(o) for o in outcomes if not isinstance(o, str)]
     async with httpx.AsyncClient(base_url=base, timeout=60) as client:
         for gid in ids:
             view = (await client.get(f"/api/games/{gid}")).json()

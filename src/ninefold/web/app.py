@@ -515,13 +515,16 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     @app.websocket("/api/games/{game_id}/live")
     async def live(ws: WebSocket, game_id: str) -> None:
         try:
-            game = await load(game_id)
+            await load(game_id)
         except GameError:
             await ws.close(code=4404, reason="no such game")
             return
         await ws.accept()
         hub.watchers.setdefault(game_id, set()).add(ws)
         try:
+            # read the game only now that every later change is sent here too: a change
+            # between a read before and the watching would never reach this page
+            game = await load(game_id)
             await ws.send_json(hub.view(game).model_dump(mode="json"))
             while True:
                 await ws.receive_text()  # nothing is read: the page only listens
