@@ -63,11 +63,13 @@ def status(page: Page) -> str:
 
 
 def new_game(page: Page, server: str, mode: str = "computer", level: str = "1",
-             side: str = "x") -> None:
+             side: str = "x", clock: str = "") -> None:
     page.goto(server + "/")
     page.check(f"input[name=mode][value={mode}]")
     if mode == "computer":
         page.select_option("select[name=level]", level)
+    if clock:
+        page.select_option("select[name=clock]", clock)
     page.check(f"input[name=side][value={side}]")
     page.click("button[type=submit]")
     expect(page.get_by_test_id("status")).to_contain_text("to move")
@@ -118,7 +120,7 @@ def test_an_online_game_by_link_with_a_spectator(browser: Browser, server: str,
     contexts = [browser.new_context() for _ in range(3)]
     alice, bob, carol = (c.new_page() for c in contexts)
     try:
-        new_game(alice, server, mode="online")
+        new_game(alice, server, mode="online", clock="blitz")
         invite = alice.get_by_test_id("invite").input_value()
         watch = alice.get_by_test_id("watch").input_value()
         assert "#t=" in invite and "#t=" not in watch
@@ -136,6 +138,12 @@ def test_an_online_game_by_link_with_a_spectator(browser: Browser, server: str,
         expect(carol.locator(".cell[data-square='e4']")).to_have_text("O")
         time.sleep(0.3)
         assert carol.get_by_test_id("moves").inner_text().split() == ["e5", "e4"]
+        # each side's first move was free; now X's clock runs, for everyone
+        for page in (alice, bob, carol):
+            expect(page.locator(".clock.running")).to_have_attribute("data-side", "x")
+            expect(page.get_by_test_id("clock-o")).to_have_text("O 3:00")
+        first = alice.get_by_test_id("clock-x").inner_text()
+        expect(alice.get_by_test_id("clock-x")).not_to_have_text(first)  # it counts down
         alice.screenshot(path=str(shots / "web_online.png"))
     finally:
         for c in contexts:

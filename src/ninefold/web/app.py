@@ -38,14 +38,24 @@ from fastapi import Depends, FastAPI, Header, Request, WebSocket, WebSocketDisco
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Discriminator, Field, Tag
 
 from ninefold.arena.referee import GameResult as ArenaResult
 from ninefold.arena.storage import Storage, StorageError
 from ninefold.records import Game, write_game
 from ninefold.rules import Board, Mark, Move, Outcome, Rules, opening_moves, random_opening
 from ninefold.web.computer import Computer
-from ninefold.web.games import GameError, IllegalMove, Mode, NotFound, WebGame, side
+from ninefold.web.games import (
+    CLOCKS,
+    Clock,
+    GameError,
+    IllegalMove,
+    Mode,
+    NotFound,
+    Stale,
+    WebGame,
+    side,
+)
 from ninefold.web.store import GameStore
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -54,6 +64,21 @@ NAME_CHARS = 40
 
 
 # --- what goes over the wire ---------------------------------------------------------
+
+
+class ClockSpec(BaseModel):
+    bank_s: float = Field(..., ge=1, le=3 * 3600, description="Each side's time at the start.")
+    increment_s: float = Field(0, ge=0, le=60, description="Added after each of its moves.")
+    capped: bool = Field(False, description="The bank never grows past its start.")
+
+
+def _clock_kind(value: Any) -> str:
+    return "preset" if isinstance(value, str) else "own"
+
+
+ClockChoice = Annotated[  # a preset's name or a clock of your own (errors say which)
+    Annotated[Literal["competition", "blitz", "rapid"], Tag("preset")]
+    | Annotated[ClockSpec, Tag("own")], Discriminator(_clock_kind)]
 
 
 class NewGame(BaseModel):
@@ -67,6 +92,9 @@ class NewGame(BaseModel):
                        description="A rules preset or options, e.g. open-boards.")
     opening: str | None = Field(
         None, max_length=20, description="None, 'random', or a random-four code like 53271.")
+    clock: ClockChoice | None = Field(
+        None, description="An online game's clock: a preset (competition: 10 s + 500 ms,"
+        " the bank capped at 10 s; blitz: 3 min + 2 s; rapid: 10 min + 5 s) or your own.")
 
 
 class MoveRequest(BaseModel):
@@ -83,6 +111,15 @@ class SmallBoard(BaseModel):
     owner: Literal["x", "o", "draw", ""] = Field(
         ..., description="Who won this small board; draw when it is full with no winner.")
     allowed: bool = Field(..., description="The side to move may play here.")
+
+
+class ClockView(BaseModel):
+    bank_ms: int
+    increment_ms: int
+    capped: bool
+    x_ms: float = Field(..., description="X's time left now, in ms.")
+    o_ms: float
+    running: Literal["x", "o"] | None = Field(..., description="Whose time runs now.")
 
 
 class GameView(BaseModel):
@@ -110,6 +147,7 @@ class GameView(BaseModel):
     computer: Literal["x", "o"] | None
     thinking: bool
     draw_offer: Literal["x", "o"] | None
+    clock: ClockView | None
     you: list[Literal["x", "o"]] = Field(..., description="The sides your token holds.")
 
 
@@ -180,6 +218,7 @@ class Hub:
         self.store = store
         self.computer = computer
         self.thinking: dict[str, asyncio.Task[None]] = {}
+        self.timers: dict[str, asyncio.Task[None]] = {}  # a running clock's flag fall
         self.watchers: dict[str, set[WebSocket]] = {}
 
     def view(self, game: WebGame, token: str | None = None) -> GameView:
@@ -190,7 +229,26 @@ class Hub:
         every page watching."""
         if game.computer_to_move() and game.id not in self.thinking:
             self.thinking[game.id] = asyncio.create_task(self._computer_moves(game.id))
+        self._watch_clock(game)
         await self.broadcast(game)
+
+    def _watch_clock(self, game: WebGame) -> None:
+        """Be there when the side to move's time runs out (even if no one asks)."""
+        timer = self.timers.pop(game.id, None)
+        if timer is not None and timer is not asyncio.current_task():
+            timer.cancel()
+        deadline = game.deadline()
+        if deadline is not None:
+            self.timers[game.id] = asyncio.create_task(self._flag_falls(game.id, deadline))
+
+    async def _flag_falls(self, game_id: str, deadline: float) -> None:
+        await asyncio.sleep(max(0.0, deadline - time.time()))
+        game = await asyncio.to_thread(self.store.get, game_id)
+        changes = game.changes
+        with contextlib.suppress(GameError):  # a move came first: it set a new timer
+            if game.settle(time.time()):
+                await asyncio.to_thread(self.store.save, game, changes)
+                await self.changed(game)
 
     async def broadcast(self, game: WebGame) -> None:
         data = self.view(game).model_dump(mode="json")
@@ -224,9 +282,11 @@ class Hub:
             game = await asyncio.to_thread(self.store.get, game_id)
             if game.computer_to_move():
                 await self.changed(game)
+        for game_id in await asyncio.to_thread(self.store.running_clocks):
+            self._watch_clock(await asyncio.to_thread(self.store.get, game_id))
 
     async def close(self) -> None:
-        for task in list(self.thinking.values()):
+        for task in [*self.thinking.values(), *self.timers.values()]:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
@@ -291,8 +351,19 @@ def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -
         winner=_side(outcome.winner if outcome else None),
         termination=str(outcome.termination) if outcome else None,
         computer=_side(game.computer_side()), thinking=thinking,
-        draw_offer=_side(game.draw_offer), you=[side(m) for m in game.seat_of(token)],
+        draw_offer=_side(game.draw_offer), clock=_clock(game),
+        you=[side(m) for m in game.seat_of(token)],
     )
+
+
+def _clock(game: WebGame) -> ClockView | None:
+    if game.clock is None:
+        return None
+    left = game.time_left(time.time())
+    running = None if game.running_since is None else side(game.board().turn)
+    return ClockView(bank_ms=game.clock.bank_ms, increment_ms=game.clock.increment_ms,
+                     capped=game.clock.capped, x_ms=max(0.0, left["x"]),
+                     o_ms=max(0.0, left["o"]), running=running)
 
 
 def small_boards(board: Board, allowed: set[int]) -> list[SmallBoard]:
@@ -333,9 +404,11 @@ def _owner(board: Board, b: int) -> Literal["x", "o", "draw", ""]:
 def _status(game: WebGame, board: Board, outcome: Outcome | None) -> str:
     if outcome is not None:
         if game.resigned is not None:
-            return f"{game.resigned} resigned: {outcome.result()}"
+            return f"Game over: {game.resigned} resigned, {outcome.result()}"
         if game.agreed_draw:
-            return "Draw agreed: 1/2-1/2"
+            return "Game over: draw agreed, 1/2-1/2"
+        if game.flagged is not None:
+            return f"Game over: {game.flagged}'s time ran out, {outcome.result()}"
         return board.status()
     where = ("play anywhere (any open board)" if board.target is None
              else f"play in the highlighted board ({board.target})")
@@ -404,8 +477,13 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
             opening = random_opening()
         level = 1 if mode is Mode.COMPUTER and req.level is None else req.level
         try:
+            clock = (CLOCKS[req.clock] if isinstance(req.clock, str) else
+                     None if req.clock is None else
+                     Clock(round(req.clock.bank_s * 1000), round(req.clock.increment_s * 1000),
+                           req.clock.capped))
             game, tokens = WebGame.new(store.new_id(), mode, req.rules, opening or None,
-                                       Mark.X if side == "x" else Mark.O, level, time.time())
+                                       Mark.X if side == "x" else Mark.O, level, time.time(),
+                                       clock)
         except ValueError as exc:
             raise IllegalMove(str(exc)) from None
         await asyncio.to_thread(store.add, game)
@@ -438,6 +516,9 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
         if no other request changed it meanwhile, and answer its view."""
         game = await load(game_id)
         changes = game.changes
+        if game.settle(time.time()):  # a time ran out before this request came
+            await save(game, changes)
+            raise Stale(f"{game.flagged}'s time ran out")
         act(game)
         await save(game, changes)
         return hub.view(game, tok)
@@ -449,7 +530,7 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
                 square = Move.parse(req.move)
             except ValueError as exc:
                 raise IllegalMove(str(exc)) from None
-            game.play(square, tok, req.ply)
+            game.play(square, tok, req.ply, time.time())
 
         return await change(game_id, tok, move)
 
@@ -465,11 +546,11 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
 
     @app.post("/api/games/{game_id}/resign", response_model=GameView, responses=ERRORS)
     async def resign(game_id: str, tok: Token) -> GameView:
-        return await change(game_id, tok, lambda game: game.resign(tok))
+        return await change(game_id, tok, lambda game: game.resign(tok, time.time()))
 
     @app.post("/api/games/{game_id}/draw", response_model=GameView, responses=ERRORS)
     async def draw(game_id: str, tok: Token) -> GameView:
-        return await change(game_id, tok, lambda game: game.offer_draw(tok))
+        return await change(game_id, tok, lambda game: game.offer_draw(tok, time.time()))
 
     @app.get("/api/games/{game_id}/replay", response_model=Replay, responses=ERRORS)
     async def game_replay(game_id: str) -> Replay:

@@ -10,6 +10,12 @@ game (`Mode`):
 - ``online``: each side its own token, the second handed out by link;
   anyone with the game's id may watch.
 
+An online game may have a `Clock` (a bank and an increment, the competition's
+10 s + 500 ms among the `CLOCKS`): a side's time runs from the other side's
+move, from each side's second move on, and a side whose time runs out loses
+(`settle` notes it; the server calls it before every change and at the
+moment a time runs out).
+
 Every change is checked here, before anything is stored: a move must be
 legal, made for the side to move by that side's seat, and based on the
 position the sender saw (`ply`), so a replayed or stale request changes
@@ -47,6 +53,48 @@ from ninefold.rules import (
 
 LEVELS = range(1, 11)  # the computer's levels (`ninefold.players.level`)
 TOKEN_BYTES = 18  # a seat's secret: 24 URL-safe characters
+TIMED_FROM_PLY = 2  # a clock runs from this move on: each side's first move is free
+MAX_BANK_MS = 3 * 3600 * 1000
+MAX_INCREMENT_MS = 60 * 1000
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A game's time control: each side starts with `bank_ms` and gains `increment_ms`
+    with each move it makes; with `capped`, the bank never grows past its start (the
+    competition's rule: increments that would overflow are lost).
+
+    >>> Clock(10_000, 500, capped=True).after(9_800.0, spent=100.0)
+    10000.0
+    >>> Clock(60_000, 1_000).after(30_000.0, spent=2_500.0)
+    28500.0
+    """
+
+    bank_ms: int
+    increment_ms: int = 0
+    capped: bool = False
+
+    def __post_init__(self) -> None:
+        if not 1000 <= self.bank_ms <= MAX_BANK_MS:
+            raise ValueError("a clock's bank must be 1 s to 3 hours")
+        if not 0 <= self.increment_ms <= MAX_INCREMENT_MS:
+            raise ValueError("a clock's increment must be 0 to 60 s")
+
+    def after(self, left: float, spent: float) -> float:
+        """The time left after a move that took `spent` ms with `left` before it."""
+        left = left - spent + self.increment_ms
+        return min(left, float(self.bank_ms)) if self.capped else left
+
+    def __str__(self) -> str:
+        text = f"{self.bank_ms / 1000:g} s + {self.increment_ms / 1000:g} s"
+        return text + " (the bank never grows past its start)" if self.capped else text
+
+
+CLOCKS = {  # the page's choices; "competition" is the seeds' 10 s bank + 500 ms a move
+    "competition": Clock(10_000, 500, capped=True),
+    "blitz": Clock(180_000, 2_000),
+    "rapid": Clock(600_000, 5_000),
+}
 
 
 class Mode(enum.Enum):
@@ -108,14 +156,19 @@ class WebGame:
     agreed_draw: bool = False
     created: float = 0.0
     changes: int = 0  # how often it was stored: a write must name the count it read
+    clock: Clock | None = None
+    left_ms: dict[str, float] = field(default_factory=dict)  # "x"/"o": time left
+    running_since: float | None = None  # when the side to move's time began to run
+    flagged: Mark | None = None  # the side whose time ran out
 
     @classmethod
     def new(cls, game_id: str, mode: Mode = Mode.COMPUTER, rules: Rules | str = "standard",
             opening: str | None = None, human: Mark = Mark.X, level: int | None = None,
-            created: float = 0.0) -> tuple[WebGame, dict[str, str]]:
+            created: float = 0.0, clock: Clock | None = None,
+            ) -> tuple[WebGame, dict[str, str]]:
         """A new game and the tokens of its seats (``"x"``, ``"o"``; a computer game and
         a local one have one token, for the human's side or for both). ValueError for
-        rules, an opening or a level that cannot be."""
+        rules, an opening, a level or a clock that cannot be."""
         rules = Rules.parse(rules)
         Board(rules, opening=opening)  # the opening fits the rules
         if mode is Mode.COMPUTER:
@@ -123,6 +176,8 @@ class WebGame:
                 raise ValueError("the computer's level must be 1-10")
         elif level is not None:
             raise ValueError("only a game against the computer has a level")
+        if clock is not None and mode is not Mode.ONLINE:
+            raise ValueError("only an online game has a clock")
         if mode is Mode.LOCAL:
             token = secrets.token_urlsafe(TOKEN_BYTES)
             tokens = {"x": token, "o": token}
@@ -131,7 +186,10 @@ class WebGame:
                       if mode is Mode.ONLINE or m is human}
         seats = {side(m): token_hash(tokens[side(m)]) if side(m) in tokens else None
                  for m in Mark}
-        game = cls(game_id, mode, rules, opening, [], seats, level, created=created)
+        game = cls(game_id, mode, rules, opening, [], seats, level, created=created,
+                   clock=clock)
+        if clock is not None:
+            game.left_ms = {"x": float(clock.bank_ms), "o": float(clock.bank_ms)}
         return game, tokens
 
     # --- what the game is now
@@ -153,6 +211,8 @@ class WebGame:
         `board` is `self.board()` if the caller has it already."""
         if self.resigned is not None:
             return Outcome(self.resigned.other, Termination.RESIGNATION)
+        if self.flagged is not None:
+            return Outcome(self.flagged.other, Termination.TIME_FORFEIT)
         if self.agreed_draw:
             return Outcome(None, Termination.ADJUDICATION)
         return (board or self.board()).outcome()
@@ -176,6 +236,44 @@ class WebGame:
         return [mark for mark in Mark
                 if (h := self.seats.get(side(mark))) and hmac.compare_digest(h, digest)]
 
+    # --- the clock
+
+    def time_left(self, now: float) -> dict[str, float]:
+        """Each side's time left at `now` (seconds since the epoch), in ms; {} without
+        a clock."""
+        left = dict(self.left_ms)
+        if self.running_since is not None and self.flagged is None:
+            mover = side(self.board().turn)
+            left[mover] -= (now - self.running_since) * 1000
+        return left
+
+    def deadline(self) -> float | None:
+        """When the side to move's time runs out (seconds since the epoch), or None."""
+        if self.running_since is None or self.outcome() is not None:
+            return None
+        return self.running_since + self.left_ms[side(self.board().turn)] / 1000
+
+    def settle(self, now: float) -> bool:
+        """Note a time that ran out by `now`; True if it did just now (the game is over
+        and needs storing)."""
+        deadline = self.deadline()
+        if deadline is None or now < deadline:
+            return False
+        self.flagged = self.board().turn
+        self.left_ms[side(self.flagged)] = 0.0
+        self.running_since = None
+        return True
+
+    def _tick(self, mover: Mark, now: float) -> None:
+        """After `mover`'s move at `now`: charge its time, start the other side's."""
+        if self.clock is None:
+            return
+        if self.running_since is not None:
+            spent = (now - self.running_since) * 1000
+            self.left_ms[side(mover)] = self.clock.after(self.left_ms[side(mover)], spent)
+        over = self.outcome() is not None
+        self.running_since = now if self.ply >= TIMED_FROM_PLY and not over else None
+
     # --- changes
 
     def _check(self, token: str | None, ply: int | None, mover: Mark | None = None,
@@ -191,12 +289,15 @@ class WebGame:
             raise Forbidden(f"it is {mover}'s move, and this token is not {mover}'s")
         return held
 
-    def play(self, move: Move, token: str | None, ply: int | None) -> None:
+    def play(self, move: Move, token: str | None, ply: int | None, now: float = 0.0) -> None:
         """Play `move` for the side to move, whose seat `token` must hold; `ply` is the
-        move count the sender saw (None: whatever it is now)."""
+        move count the sender saw (None: whatever it is now); `now` (seconds since the
+        epoch) runs the clock, if the game has one (`settle` first)."""
         board = self.board()
-        self._check(token, ply, board.turn, board)
+        mover = board.turn
+        self._check(token, ply, mover, board)
         self._push(move, board)
+        self._tick(mover, now)
 
     def computer_plays(self, move: Move) -> None:
         """The computer's move, for the side it plays."""
@@ -233,18 +334,24 @@ class WebGame:
             self.moves.pop()  # the human's move too: the human is to move again
         self.draw_offer = None  # (with no move left and the computer first, it moves again)
 
-    def resign(self, token: str | None) -> None:
+    def resign(self, token: str | None, now: float = 0.0) -> None:
         board = self.board()
         held = self._check(token, None, board=board)
+        self._stop_clock(now)
         self.resigned = board.turn if board.turn in held else held[0]
 
-    def offer_draw(self, token: str | None) -> None:
+    def _stop_clock(self, now: float) -> None:
+        """The game ends off the board at `now`: the clock stops where it is."""
+        self.left_ms = self.time_left(now)
+        self.running_since = None
+
+    def offer_draw(self, token: str | None, now: float = 0.0) -> None:
         """Offer a draw, or accept the other side's offer (online games)."""
         if self.mode is not Mode.ONLINE:
             raise Forbidden("draw offers are for online games")
-        held = self._check(token, None)
-        side = held[0]
-        if self.draw_offer is side.other:
+        offering = self._check(token, None)[0]
+        if self.draw_offer is offering.other:
+            self._stop_clock(now)
             self.agreed_draw = True
         else:
-            self.draw_offer = side
+            self.draw_offer = offering

@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 import sqlite3
@@ -27,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ninefold.rules import Mark, Move, Rules
-from ninefold.web.games import Mode, NotFound, Stale, WebGame, side
+from ninefold.web.games import Clock, Mode, NotFound, Stale, WebGame, side
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_games (
@@ -43,9 +44,17 @@ CREATE TABLE IF NOT EXISTS web_games (
     resigned TEXT,                 -- x or o
     draw_offer TEXT,
     agreed_draw INTEGER NOT NULL DEFAULT 0,
-    changes INTEGER NOT NULL DEFAULT 0  -- every write adds one (undo lowers ply)
+    changes INTEGER NOT NULL DEFAULT 0,  -- every write adds one (undo lowers ply)
+    clock TEXT,                    -- JSON {"bank_ms", "increment_ms", "capped"}, or null
+    left_ms TEXT,                  -- JSON {"x": ms, "o": ms}: time left (clocked games)
+    running_since REAL,            -- when the side to move's time began to run
+    flagged TEXT                   -- x or o: whose time ran out
 );
 """
+ADDED = {  # columns newer than the table: a database from before gains them
+    "clock": "TEXT", "left_ms": "TEXT", "running_since": "REAL", "flagged": "TEXT"}
+COLUMNS = ("rules", "opening", "moves", "ply", "seats", "level", "resigned", "draw_offer",
+           "agreed_draw", "clock", "left_ms", "running_since", "flagged")  # what `_row` writes
 ID_BYTES = 6  # a game's id: 8 URL-safe characters
 
 
@@ -58,6 +67,10 @@ class GameStore:
         db = self._connection()
         db.execute("PRAGMA journal_mode=WAL")
         db.executescript(SCHEMA)
+        have = {row[1] for row in db.execute("PRAGMA table_info(web_games)")}
+        for name, kind in ADDED.items():
+            if name not in have:
+                db.execute(f"ALTER TABLE web_games ADD COLUMN {name} {kind}")
 
     def _connection(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -83,15 +96,14 @@ class GameStore:
 
     def add(self, game: WebGame) -> None:
         with self._db() as db:
-            db.execute(
-                "INSERT INTO web_games (id, created, mode, rules, opening, moves, ply, seats,"
-                " level, resigned, draw_offer, agreed_draw) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (game.id, game.created, game.mode.value, *_row(game)))
+            db.execute(f"INSERT INTO web_games (id, created, mode, {', '.join(COLUMNS)})"
+                       f" VALUES (?, ?, ?{', ?' * len(COLUMNS)})",
+                       (game.id, game.created, game.mode.value, *_row(game)))
 
     def get(self, game_id: str) -> WebGame:
         row = self._connection().execute(
-            "SELECT id, created, mode, rules, opening, moves, seats, level, resigned,"
-            " draw_offer, agreed_draw, changes FROM web_games WHERE id = ?",
+            f"SELECT id, created, mode, changes, {', '.join(COLUMNS)} FROM web_games"
+            " WHERE id = ?",
             (game_id,)).fetchone()
         if row is None:
             raise NotFound(f"no game {game_id!r} here")
@@ -102,9 +114,8 @@ class GameStore:
         `Stale` if it has changed since."""
         with self._db() as db:
             done = db.execute(
-                "UPDATE web_games SET rules=?, opening=?, moves=?, ply=?, seats=?, level=?,"
-                " resigned=?, draw_offer=?, agreed_draw=?, changes=changes + 1"
-                " WHERE id = ? AND changes = ?",
+                f"UPDATE web_games SET {', '.join(c + '=?' for c in COLUMNS)},"
+                " changes=changes + 1 WHERE id = ? AND changes = ?",
                 (*_row(game), game.id, changes)).rowcount
         if not done:
             raise Stale("the game changed meanwhile: reload it")
@@ -115,6 +126,12 @@ class GameStore:
         rows = self._connection().execute(
             "SELECT id FROM web_games WHERE mode = 'computer' AND resigned IS NULL"
             " ORDER BY created DESC").fetchall()
+        return [r[0] for r in rows]
+
+    def running_clocks(self) -> list[str]:
+        """Ids of games whose clock runs (a time may run out while no one asks)."""
+        rows = self._connection().execute(
+            "SELECT id FROM web_games WHERE running_since IS NOT NULL").fetchall()
         return [r[0] for r in rows]
 
     def close(self) -> None:
@@ -133,16 +150,20 @@ def _mark(side: str | None) -> Mark | None:
 
 
 def _row(game: WebGame) -> tuple:
+    """The values of `COLUMNS` for `game`."""
+    clock = None if game.clock is None else json.dumps(dataclasses.asdict(game.clock))
     return (game.rules.name, game.opening, " ".join(str(m) for m in game.moves), game.ply,
             json.dumps(game.seats), game.level, _side(game.resigned), _side(game.draw_offer),
-            int(game.agreed_draw))
+            int(game.agreed_draw), clock, json.dumps(game.left_ms) if clock else None,
+            game.running_since, _side(game.flagged))
 
 
 def _game(row: tuple) -> WebGame:
-    (gid, created, mode, rules, opening, moves, seats, level, resigned, draw_offer,
-     agreed, changes) = row
+    (gid, created, mode, changes, rules, opening, moves, _ply, seats, level, resigned,
+     draw_offer, agreed, clock, left_ms, running_since, flagged) = row
     game = WebGame(gid, Mode(mode), Rules.parse(rules), opening,
                    [Move.parse(m) for m in moves.split()], json.loads(seats), level,
-                   _mark(resigned), _mark(draw_offer), bool(agreed), created)
-    game.changes = changes
+                   _mark(resigned), _mark(draw_offer), bool(agreed), created, changes,
+                   Clock(**json.loads(clock)) if clock else None,
+                   json.loads(left_ms) if left_ms else {}, running_since, _mark(flagged))
     return game

@@ -17,6 +17,7 @@ function show(view, you) {
   if (game && view.id === game.id && view.version < game.version) return;
   if (you !== undefined) view.you = you;
   game = view;
+  game.received = performance.now();  // the clock's times are as of now
   render();
 }
 
@@ -54,6 +55,7 @@ $("new-game").addEventListener("submit", async (event) => {
     opening: opening === "" || opening === "none" ? null : opening,
   };
   if (body.mode === "computer") body.level = Number(form.get("level"));
+  if (body.mode === "online" && form.get("clock")) body.clock = form.get("clock");
   try {
     token = null;
     const made = await api("/api/games", body);
@@ -257,7 +259,32 @@ function render() {
   $("draw").hidden = game.mode !== "online" || !mine;
   $("draw").textContent = game.draw_offer && !game.you.includes(game.draw_offer)
     ? "Accept draw" : "Offer draw";
+  drawClocks();
 }
+
+// --- the clock: the server's times, counted down here for the side whose time runs ---
+function clockText(ms) {
+  const s = Math.max(0, ms) / 1000;
+  if (s < 20) return s.toFixed(1);
+  const whole = Math.ceil(s);
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+}
+
+function drawClocks() {
+  const clock = game && game.clock;
+  $("clocks").hidden = !clock;
+  if (!clock) return;
+  const since = performance.now() - (game.received || performance.now());
+  for (const el of document.querySelectorAll("#clocks .clock")) {
+    const s = el.dataset.side;
+    const left = clock[`${s}_ms`] - (clock.running === s ? since : 0);
+    el.textContent = `${s.toUpperCase()} ${clockText(left)}`;
+    el.classList.toggle("running", clock.running === s);
+    el.classList.toggle("low", left < 10000 && clock.running === s);
+    el.setAttribute("aria-label", `${s.toUpperCase()}'s time: ${clockText(left)}`);
+  }
+}
+setInterval(() => { if (game && game.clock && game.clock.running) drawClocks(); }, 100);
 
 // --- keyboard: arrows move the cursor, Enter or Space plays ---------------------
 document.addEventListener("keydown", (event) => {
