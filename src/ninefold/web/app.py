@@ -34,7 +34,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
@@ -43,7 +43,7 @@ from pydantic import BaseModel, Discriminator, Field, Tag
 from ninefold.arena.referee import GameResult as ArenaResult
 from ninefold.arena.storage import Storage, StorageError
 from ninefold.records import Game, write_game
-from ninefold.rules import Board, Mark, Move, Outcome, Rules, opening_moves, random_opening
+from ninefold.rules import Board, Mark, Move, Outcome, opening_moves, random_opening
 from ninefold.web.computer import Computer
 from ninefold.web.games import (
     CLOCKS,
@@ -54,6 +54,7 @@ from ninefold.web.games import (
     NotFound,
     Stale,
     WebGame,
+    read_start,
     side,
 )
 from ninefold.web.store import GameStore
@@ -92,6 +93,9 @@ class NewGame(BaseModel):
                        description="A rules preset or options, e.g. open-boards.")
     opening: str | None = Field(
         None, max_length=20, description="None, 'random', or a random-four code like 53271.")
+    start: str | None = Field(
+        None, max_length=8000, description="A position string or a game record to go on from"
+        " (its rules and opening are the game's).")
     clock: ClockChoice | None = Field(
         None, description="An online game's clock: a preset (competition: 10 s + 500 ms,"
         " the bank capped at 10 s; blitz: 3 min + 2 s; rapid: 10 min + 5 s) or your own.")
@@ -132,6 +136,7 @@ class GameView(BaseModel):
     opening: str | None
     level: int | None
     position: str
+    start: str | None = Field(..., description="The position the game went on from, if any.")
     moves: list[str] = Field(..., description="The moves after the opening, in notation.")
     opening_moves: list[str]
     ply: int
@@ -157,6 +162,19 @@ class Frame(BaseModel):
     boards: list[SmallBoard]
     last: str | None
     status: str
+    position: str
+
+
+class PositionView(BaseModel):
+    """A position on its own (the analysis board): what it is and what may be played."""
+
+    position: str
+    boards: list[SmallBoard]
+    turn: Literal["x", "o"] | None
+    legal: list[str]
+    last: str | None = Field(..., description="The move that led here, if one was asked.")
+    status: str
+    result: str | None
 
 
 class Replay(BaseModel):
@@ -340,7 +358,7 @@ def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -
     over = outcome is not None
     return GameView(
         id=game.id, version=game.changes, mode=game.mode.value, rules=game.rules.name,
-        opening=game.opening, level=game.level, position=board.position(),
+        opening=game.opening, level=game.level, position=board.position(), start=game.start,
         moves=[str(m) for m in game.moves],
         opening_moves=[str(m) for m in board.move_stack[:board.ply - game.ply]],
         ply=game.ply, turn=None if over else side(board.turn),
@@ -371,17 +389,18 @@ def small_boards(board: Board, allowed: set[int]) -> list[SmallBoard]:
                        owner=_owner(board, b), allowed=b in allowed) for b in range(9)]
 
 
-def replay(title: str, x: str, o: str, rules: Rules, moves: list[Move], opening_plies: int,
+def replay(title: str, x: str, o: str, board: Board, moves: list[Move], opening_plies: int,
            result: str | None, termination: str | None, reason: str = "") -> Replay:
-    """The frames of a game: the board before the first move and after each one."""
-    board = Board(rules)
+    """The frames of a game from `board` (its start, changed here): the board before the
+    first move and after each one."""
     frames = []
     for i in range(len(moves) + 1):
         frames.append(Frame(boards=small_boards(board, set(board.open_boards())),
-                            last=_last(board), status=board.status()))
+                            last=_last(board), status=board.status(),
+                            position=board.position()))
         if i < len(moves):
             board.push(moves[i])
-    return Replay(title=title, x=x, o=o, rules=rules.name, opening_plies=opening_plies,
+    return Replay(title=title, x=x, o=o, rules=board.rules.name, opening_plies=opening_plies,
                   moves=[str(m) for m in moves], frames=frames, result=result,
                   termination=termination, reason=reason)
 
@@ -477,13 +496,14 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
             opening = random_opening()
         level = 1 if mode is Mode.COMPUTER and req.level is None else req.level
         try:
+            start = read_start(req.start) if req.start and req.start.strip() else None
             clock = (CLOCKS[req.clock] if isinstance(req.clock, str) else
                      None if req.clock is None else
                      Clock(round(req.clock.bank_s * 1000), round(req.clock.increment_s * 1000),
                            req.clock.capped))
             game, tokens = WebGame.new(store.new_id(), mode, req.rules, opening or None,
                                        Mark.X if side == "x" else Mark.O, level, time.time(),
-                                       clock)
+                                       clock, start)
         except ValueError as exc:
             raise IllegalMove(str(exc)) from None
         await asyncio.to_thread(store.add, game)
@@ -560,10 +580,31 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
         computer = game.computer_side()
         names = {m: ("computer, level " + str(game.level) if m is computer else "player")
                  for m in Mark}
-        return replay(f"Game {game.id}", names[Mark.X], names[Mark.O], game.rules,
+        start = Board.from_position(game.start) if game.start else Board(game.rules)
+        return replay(f"Game {game.id}", names[Mark.X], names[Mark.O], start,
                       list(board.move_stack), board.ply - game.ply,
                       outcome.result() if outcome else None,
                       str(outcome.termination) if outcome else None)
+
+    @app.get("/api/position", response_model=PositionView, responses=ERRORS)
+    async def position(
+        position: Annotated[str, Query(max_length=300, description="A position string.")],
+        move: Annotated[str | None, Query(max_length=8, description="A move to play first.")]
+        = None,
+    ) -> PositionView:
+        """A position (the analysis board), after `move` if one is given."""
+        try:
+            board = Board.from_position(position)
+            if move is not None:
+                board.push(Move.parse(move))
+        except ValueError as exc:
+            raise IllegalMove(str(exc)) from None
+        outcome = board.outcome()
+        return PositionView(
+            position=board.position(), boards=small_boards(board, set(board.open_boards())),
+            turn=None if outcome else side(board.turn),
+            legal=[] if outcome else [str(m) for m in board.legal_moves], last=_last(board),
+            status=board.status(), result=outcome.result() if outcome else None)
 
     def arena_games() -> list[ArenaResult]:
         try:
@@ -588,7 +629,7 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
         try:
             moves = [Move.parse(m) for m in g.moves]
             opening = len(opening_moves(g.opening)) if g.opening else 0
-            return replay(f"Arena game {n}", g.x, g.o, g.rules, moves, opening, g.result,
+            return replay(f"Arena game {n}", g.x, g.o, Board(g.rules), moves, opening, g.result,
                           str(g.termination), g.reason)
         except ValueError as exc:
             raise IllegalMove(f"arena game {n} cannot be replayed: {exc}") from None
@@ -620,6 +661,7 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
 
     @app.get("/g/{game_id}", include_in_schema=False)
     @app.get("/replay/{game_id}", include_in_schema=False)
+    @app.get("/analysis", include_in_schema=False)
     @app.get("/arena", include_in_schema=False)
     @app.get("/arena/{n}", include_in_schema=False)
     async def page() -> FileResponse:

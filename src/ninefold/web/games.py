@@ -40,15 +40,18 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ninefold.records import InvalidRecordError, read_games
 from ninefold.rules import (
     Board,
     IllegalMoveError,
     InvalidMoveError,
+    InvalidPositionError,
     Mark,
     Move,
     Outcome,
     Rules,
     Termination,
+    opening_moves,
 )
 
 LEVELS = range(1, 11)  # the computer's levels (`ninefold.players.level`)
@@ -138,6 +141,33 @@ def side(mark: Mark) -> Literal["x", "o"]:
     return "x" if mark is Mark.X else "o"
 
 
+def read_start(text: str) -> Board:
+    """The board a pasted position string or game record describes, its moves on its
+    move stack; ValueError saying what is wrong with it.
+
+    >>> read_start("standard 9/9/9/9/4x4/9/9/9/9 o 4 .........").status()
+    'O to move, in board 4 (d4-f6)'
+    >>> [str(m) for m in read_start('[Rules "standard"]\\n1. e5 e4 *').move_stack]
+    ['e5', 'e4']
+    """
+    text = text.strip()
+    fields = text.split()
+    if len(fields) == 5 and "/" in fields[1] and not text.startswith("["):
+        try:
+            return Board.from_position(text)
+        except InvalidPositionError as exc:
+            raise ValueError(f"not a position: {exc}") from None
+    try:
+        games = list(read_games(text))
+        if len(games) != 1:
+            raise ValueError(f"paste one game, not {len(games)}" if games else
+                             "paste a position string or a game record")
+        return games[0].board()
+    except (InvalidRecordError, IllegalMoveError, InvalidMoveError,
+            InvalidPositionError) as exc:
+        raise ValueError(f"not a game record or a position: {exc}") from None
+
+
 @dataclass
 class WebGame:
     """A game and its seats. `seats` maps ``"x"``/``"o"`` to a token's hash, or to
@@ -160,15 +190,32 @@ class WebGame:
     left_ms: dict[str, float] = field(default_factory=dict)  # "x"/"o": time left
     running_since: float | None = None  # when the side to move's time began to run
     flagged: Mark | None = None  # the side whose time ran out
+    start: str | None = None  # the position string the game began from (None: the rules')
 
     @classmethod
     def new(cls, game_id: str, mode: Mode = Mode.COMPUTER, rules: Rules | str = "standard",
             opening: str | None = None, human: Mark = Mark.X, level: int | None = None,
-            created: float = 0.0, clock: Clock | None = None,
+            created: float = 0.0, clock: Clock | None = None, start: Board | None = None,
             ) -> tuple[WebGame, dict[str, str]]:
         """A new game and the tokens of its seats (``"x"``, ``"o"``; a computer game and
-        a local one have one token, for the human's side or for both). ValueError for
-        rules, an opening, a level or a clock that cannot be."""
+        a local one have one token, for the human's side or for both). A game may go on
+        from `start` (`read_start`: a position and moves), whose rules and opening it
+        takes. ValueError for rules, an opening, a level or a clock that cannot be."""
+        moves: list[Move] = []
+        position = None
+        if start is not None:
+            if opening is not None:
+                raise ValueError("a game that goes on from a position has no opening")
+            if start.is_game_over():
+                raise ValueError("that game is over: open it in the viewer instead")
+            rules, opening = start.rules, start.opening
+            skip = len(opening_moves(opening)) if opening else 0
+            moves = list(start.move_stack[skip:])
+            root = start.copy()
+            while root.move_stack:
+                root.pop()
+            if root != Board(rules):
+                position = root.position()
         rules = Rules.parse(rules)
         Board(rules, opening=opening)  # the opening fits the rules
         if mode is Mode.COMPUTER:
@@ -186,8 +233,8 @@ class WebGame:
                       if mode is Mode.ONLINE or m is human}
         seats = {side(m): token_hash(tokens[side(m)]) if side(m) in tokens else None
                  for m in Mark}
-        game = cls(game_id, mode, rules, opening, [], seats, level, created=created,
-                   clock=clock)
+        game = cls(game_id, mode, rules, opening, moves, seats, level, created=created,
+                   clock=clock, start=position)
         if clock is not None:
             game.left_ms = {"x": float(clock.bank_ms), "o": float(clock.bank_ms)}
         return game, tokens
@@ -195,8 +242,9 @@ class WebGame:
     # --- what the game is now
 
     def board(self) -> Board:
-        """The position now (the opening, then the moves)."""
-        board = Board(self.rules, opening=self.opening)
+        """The position now (the start or the opening, then the moves)."""
+        board = (Board.from_position(self.start) if self.start else
+                 Board(self.rules, opening=self.opening))
         for move in self.moves:
             board.push(move)
         return board

@@ -48,13 +48,16 @@ CREATE TABLE IF NOT EXISTS web_games (
     clock TEXT,                    -- JSON {"bank_ms", "increment_ms", "capped"}, or null
     left_ms TEXT,                  -- JSON {"x": ms, "o": ms}: time left (clocked games)
     running_since REAL,            -- when the side to move's time began to run
-    flagged TEXT                   -- x or o: whose time ran out
+    flagged TEXT,                  -- x or o: whose time ran out
+    start TEXT                     -- the position string the game began from, or null
 );
 """
 ADDED = {  # columns newer than the table: a database from before gains them
-    "clock": "TEXT", "left_ms": "TEXT", "running_since": "REAL", "flagged": "TEXT"}
-COLUMNS = ("rules", "opening", "moves", "ply", "seats", "level", "resigned", "draw_offer",
-           "agreed_draw", "clock", "left_ms", "running_since", "flagged")  # what `_row` writes
+    "clock": "TEXT", "left_ms": "TEXT", "running_since": "REAL", "flagged": "TEXT",
+    "start": "TEXT"}
+COLUMNS = (  # what `_row` writes
+    "rules", "opening", "moves", "ply", "seats", "level", "resigned", "draw_offer",
+    "agreed_draw", "clock", "left_ms", "running_since", "flagged", "start")
 ID_BYTES = 6  # a game's id: 8 URL-safe characters
 
 
@@ -155,15 +158,16 @@ def _row(game: WebGame) -> tuple:
     return (game.rules.name, game.opening, " ".join(str(m) for m in game.moves), game.ply,
             json.dumps(game.seats), game.level, _side(game.resigned), _side(game.draw_offer),
             int(game.agreed_draw), clock, json.dumps(game.left_ms) if clock else None,
-            game.running_since, _side(game.flagged))
+            game.running_since, _side(game.flagged), game.start)
 
 
 def _game(row: tuple) -> WebGame:
     (gid, created, mode, changes, rules, opening, moves, _ply, seats, level, resigned,
-     draw_offer, agreed, clock, left_ms, running_since, flagged) = row
+     draw_offer, agreed, clock, left_ms, running_since, flagged, start) = row
     game = WebGame(gid, Mode(mode), Rules.parse(rules), opening,
                    [Move.parse(m) for m in moves.split()], json.loads(seats), level,
                    _mark(resigned), _mark(draw_offer), bool(agreed), created, changes,
                    Clock(**json.loads(clock)) if clock else None,
-                   json.loads(left_ms) if left_ms else {}, running_since, _mark(flagged))
+                   json.loads(left_ms) if left_ms else {}, running_since, _mark(flagged),
+                   start)
     return game
