@@ -220,3 +220,74 @@ def test_the_replay_hotkeys_step_through_a_stored_arena_game(page: Page, arena_s
     page.screenshot(path=str(shots / "web_replay.png"))
     page.goto(link)  # a position's permanent link
     expect(page.get_by_test_id("status")).to_contain_text(f"Move 5 of {n}")
+
+
+def test_the_arena_page_shows_the_standings_and_the_plots(page: Page, arena_server: str,
+                                                           shots: Path):
+    page.goto(arena_server + "/arena")
+    table = page.get_by_test_id("standings")
+    expect(table.locator("tbody tr")).to_have_count(2)
+    expect(table).to_contain_text("<b>naive</b>")  # a name is text
+    expect(page.get_by_test_id("match-line")).to_contain_text("of 2 games")
+    images = page.locator("#plots img")
+    expect(images).to_have_count(2)
+    page.wait_for_function("[...document.querySelectorAll('#plots img')]"
+                           ".every((i) => i.complete && i.naturalWidth > 100)", timeout=30000)
+    page.screenshot(path=str(shots / "web_arena.png"), full_page=True)
+
+
+def test_the_analysis_board_tries_moves_and_analyses(page: Page, server: str, shots: Path):
+    page.goto(server + "/analysis")
+    expect(page.get_by_test_id("status")).to_contain_text("X to move")
+    page.locator(".cell[data-square='e5']").click()
+    expect(page.locator(".cell[data-square='e5']")).to_have_text("X")
+    assert "position=" in page.url
+    position = page.get_by_test_id("position").input_value()
+    assert position.split()[2] == "o"
+    lines = page.get_by_test_id("analysis-lines").locator("li")
+    expect(lines.first).to_be_visible(timeout=30000)
+    expect(page.get_by_test_id("analysis-info")).not_to_contain_text("searching",
+                                                                    timeout=30000)
+    page.screenshot(path=str(shots / "web_analysis.png"))
+    page.go_back()  # a move back is the browser's back
+    expect(page.locator(".cell[data-square='e5']")).to_have_text("")
+    page.goto(server + "/analysis?position=" + position.replace(" ", "%20"))
+    page.get_by_role("link", name="with a friend").click()
+    expect(page.get_by_test_id("start")).to_have_value(position)
+    page.click("button[type=submit]")
+    expect(page.get_by_test_id("status")).to_contain_text("O to move")
+    expect(page.locator(".cell[data-square='e5']")).to_have_text("X")
+
+
+def test_a_pasted_record_opens_the_game(page: Page, server: str):
+    page.goto(server + "/")
+    page.check("input[name=mode][value=local]")
+    page.get_by_test_id("start").fill('[Rules "standard"]\n\n1. e5 e4 2. e2 *')
+    page.click("button[type=submit]")
+    expect(page.get_by_test_id("status")).to_contain_text("O to move")
+    assert page.get_by_test_id("moves").inner_text().split() == ["e5", "e4", "e2"]
+    page.goto(server + "/")
+    page.get_by_test_id("start").fill("<img src=x onerror=alert(1)>")
+    page.click("button[type=submit]")
+    expect(page.get_by_test_id("setup-error")).to_contain_text("not a game record")
+
+
+def test_a_phone_in_dark_mode_gets_one_column(browser: Browser, server: str, shots: Path):
+    context = browser.new_context(viewport={"width": 390, "height": 844},
+                                  device_scale_factor=2, color_scheme="dark",
+                                  is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        new_game(page, server, mode="local")
+        page.locator(".cell[data-square='e5']").tap()
+        page.locator(".cell[data-square='e4']").tap()
+        expect(page.locator(".cell.x, .cell.o")).to_have_count(2)
+        board = page.locator("#board").bounding_box()
+        side = page.locator("aside.side").bounding_box()
+        assert board and side and side["y"] >= board["y"] + board["height"]  # one column
+        assert board["width"] <= 390
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(22, 23, 26)"  # the dark scheme
+        page.screenshot(path=str(shots / "web_phone_dark.png"), full_page=True)
+    finally:
+        context.close()

@@ -81,6 +81,7 @@ def test_bad_starts_are_refused_with_one_line(client, start, words):
 
 
 def test_the_analysis_board_answers_a_position_and_the_one_after_a_move(client):
+    assert client.get("/api/position").json()["position"] == Board().position()
     r = client.get("/api/position", params={"position": POSITION})
     assert r.status_code == 200
     view = r.json()
@@ -93,7 +94,7 @@ def test_the_analysis_board_answers_a_position_and_the_one_after_a_move(client):
 
 @pytest.mark.parametrize("params", [
     {"position": "nonsense"}, {"position": POSITION, "move": "a1"},
-    {"position": POSITION, "move": "z9"}, {"position": "x" * 301}, {},
+    {"position": POSITION, "move": "z9"}, {"position": "x" * 301}, {"move": "e5e5"},
 ])
 def test_the_analysis_board_refuses_bad_positions_and_moves(client, params):
     r = client.get("/api/position", params=params)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -27,6 +28,32 @@ def load(db_path: str | Path) -> tuple[RunConfig | None, Standings]:
     return cfg, Standings.of(names, games)
 
 
+@dataclass(frozen=True)
+class Row:
+    """One player's line of the standings."""
+
+    rank: int
+    name: str
+    played: int
+    wdl: tuple[int, int, int]
+    score: float | None  # the share of points, None before a game
+    elo: float
+    err: float  # the 95% interval's half width (inf: not bounded)
+
+
+def standings_rows(st: Standings) -> list[Row]:
+    """The players best first (by Bradley-Terry rating)."""
+    order = sorted(st.names, key=lambda n: -st.ratings.get(n, (0.0, 0.0))[0])
+    rows = []
+    for rank, name in enumerate(order, 1):
+        played = st.played.get(name, 0)
+        w, d, l = st.wdl.get(name, [0, 0, 0])  # noqa: E741
+        elo, err = st.ratings.get(name, (0.0, math.inf))
+        rows.append(Row(rank, name, played, (w, d, l),
+                        st.points.get(name, 0) / played if played else None, elo, err))
+    return rows
+
+
 def standings_table(st: Standings, title: str = "standings", total: int | None = None) -> Table:
     """A Rich table: rank, player, games, W/D/L, score %, rating ± (Bradley-Terry Elo,
     mean 0, 95 %). The match line (`head_to_head_text`) gives the Elo *difference*
@@ -38,14 +65,11 @@ def standings_table(st: Standings, title: str = "standings", total: int | None =
     for col, justify in (("#", "right"), ("player", "left"), ("games", "right"),
                          ("W-D-L", "right"), ("score", "right"), ("rating", "right")):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
-    order = sorted(st.names, key=lambda n: -st.ratings.get(n, (0.0, 0.0))[0])
-    for rank, name in enumerate(order, 1):
-        played = st.played.get(name, 0)
-        w, d, l = st.wdl.get(name, [0, 0, 0])  # noqa: E741
-        pct = f"{100 * st.points.get(name, 0) / played:.1f}%" if played else "-"
-        elo, err = st.ratings.get(name, (0.0, math.inf))
-        table.add_row(str(rank), name, str(played), f"{w}-{d}-{l}", pct,
-                      f"{elo:+.0f} ± {err:.0f}" if played else "-")
+    for row in standings_rows(st):
+        w, d, l = row.wdl  # noqa: E741
+        table.add_row(str(row.rank), row.name, str(row.played), f"{w}-{d}-{l}",
+                      "-" if row.score is None else f"{100 * row.score:.1f}%",
+                      f"{row.elo:+.0f} ± {row.err:.0f}" if row.played else "-")
     return table
 
 

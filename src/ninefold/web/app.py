@@ -28,7 +28,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
+import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -36,14 +39,18 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Discriminator, Field, Tag
 
+from ninefold.arena import report
+from ninefold.arena.config import RunConfig
 from ninefold.arena.referee import GameResult as ArenaResult
+from ninefold.arena.standings import Standings
 from ninefold.arena.storage import Storage, StorageError
 from ninefold.records import Game, write_game
 from ninefold.rules import Board, Mark, Move, Outcome, opening_moves, random_opening
+from ninefold.web import analysis, classic
 from ninefold.web.computer import Computer
 from ninefold.web.games import (
     CLOCKS,
@@ -60,6 +67,7 @@ from ninefold.web.games import (
 from ninefold.web.store import GameStore
 
 STATIC = Path(__file__).resolve().parent / "static"
+PLOTS = ("ratings", "matrix")  # the arena plots `ninefold report` draws
 MAX_BODY_BYTES = 16 * 1024  # a request body larger than this is refused (413)
 NAME_CHARS = 40
 
@@ -203,6 +211,26 @@ class ArenaGame(BaseModel):
 
 class ArenaGames(BaseModel):
     games: list[ArenaGame]
+
+
+class StandingsRow(BaseModel):
+    rank: int
+    player: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    score: float | None = Field(..., description="The share of points (0-1).")
+    elo: float = Field(..., description="Bradley-Terry Elo, mean 0.")
+    err: float | None = Field(..., description="Half the 95% interval (null: unbounded).")
+
+
+class ArenaStandings(BaseModel):
+    title: str = Field(..., description="The run's format and name, or 'games'.")
+    games: int
+    rows: list[StandingsRow]
+    match: str | None = Field(..., description="The match line, for two players.")
+    plots: list[str] = Field(..., description="Plot names: /api/arena/plots/{name}.png.")
 
 
 class Links(BaseModel):
@@ -459,10 +487,12 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
         yield
         await hub.close()
         hub.computer.close()
+        app.state.analyst.close()
 
     app = FastAPI(title="ninefold", version="0.1.0", lifespan=lifespan,
                   description="Ultimate Tic-Tac-Toe: play the computer or a friend by link.")
     app.state.hub = hub
+    analysis.mount(app)  # WS and GET /api/analysis; app.state.analyst
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
 
     @app.exception_handler(GameError)
@@ -588,13 +618,14 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
 
     @app.get("/api/position", response_model=PositionView, responses=ERRORS)
     async def position(
-        position: Annotated[str, Query(max_length=300, description="A position string.")],
+        position: Annotated[str | None, Query(
+            max_length=300, description="A position string (none: the start).")] = None,
         move: Annotated[str | None, Query(max_length=8, description="A move to play first.")]
         = None,
     ) -> PositionView:
         """A position (the analysis board), after `move` if one is given."""
         try:
-            board = Board.from_position(position)
+            board = Board() if position is None else Board.from_position(position)
             if move is not None:
                 board.push(Move.parse(move))
         except ValueError as exc:
@@ -619,6 +650,55 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
         return ArenaGames(games=[
             ArenaGame(n=i, x=g.x, o=g.o, result=g.result, termination=str(g.termination),
                       plies=len(g.moves)) for i, g in enumerate(games, start=1)])
+
+    @app.get("/api/arena/standings", response_model=ArenaStandings, responses=ERRORS)
+    async def arena_standings() -> ArenaStandings:
+        cfg, st = await asyncio.to_thread(arena_run)
+        rows = [StandingsRow(rank=r.rank, player=r.name, games=r.played, wins=r.wdl[0],
+                             draws=r.wdl[1], losses=r.wdl[2], score=r.score, elo=r.elo,
+                             err=r.err if math.isfinite(r.err) else None)
+                for r in report.standings_rows(st)]
+        return ArenaStandings(
+            title=(cfg.format if cfg.name in ("", cfg.format) else f"{cfg.format} {cfg.name}")
+            if cfg else "games",
+            games=len(st.games),
+            rows=rows, match=report.head_to_head_text(st) if len(st.names) == 2 else None,
+            plots=list(PLOTS) if st.games else [])
+
+    @app.get("/api/arena/plots/{name}.png", responses={
+        200: {"content": {"image/png": {}}}, **ERRORS}, response_class=Response)
+    async def arena_plot(name: str) -> Response:
+        """A plot of `ninefold report`: ratings (Elo with 95% intervals) or matrix
+        (pairwise scores)."""
+        if name not in PLOTS:
+            raise NotFound(f"no plot {name!r}: there are {', '.join(PLOTS)}")
+        png = await asyncio.to_thread(plot_png, name)
+        return Response(png, media_type="image/png",
+                        headers={"Cache-Control": "no-cache"})
+
+    def arena_run() -> tuple[RunConfig | None, Standings]:
+        try:
+            return report.load(db)
+        except StorageError:
+            raise NotFound("this server's database holds no arena games") from None
+
+    def plot_png(name: str) -> bytes:
+        """The plot, drawn again only when the games changed (matplotlib is not
+        thread-safe: one drawing at a time)."""
+        with plot_lock:
+            _, st = arena_run()
+            if not st.games:
+                raise NotFound("no arena games yet: nothing to plot")
+            key = (len(st.games), name)
+            if key not in plot_cache:
+                with tempfile.TemporaryDirectory() as tmp:
+                    for path in report.plot(st, tmp, stem="arena"):
+                        plot_cache[(key[0], path.stem.removeprefix("arena-"))] = (
+                            path.read_bytes())
+            return plot_cache[key]
+
+    plot_lock = threading.Lock()
+    plot_cache: dict[tuple[int, str], bytes] = {}
 
     @app.get("/api/arena/{n}/replay", response_model=Replay, responses=ERRORS)
     async def arena_replay(n: int) -> Replay:
@@ -667,5 +747,6 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
+    classic.mount(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

@@ -32,7 +32,7 @@ _parent = os.getppid()  # in a worker (spawned: this module is imported there): 
 _players: dict[int, Player] = {}  # in a worker: one player per level
 
 
-def _end_with_parent() -> None:
+def end_with_parent() -> None:
     """In a worker, first: end when the server process ends, even by SIGKILL (Linux's
     parent-death signal; elsewhere a worker ends when its pipe closes)."""
     with contextlib.suppress(OSError, AttributeError):
@@ -61,7 +61,7 @@ class Computer:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"),
-                                             initializer=_end_with_parent)
+                                             initializer=end_with_parent)
         return self._pool
 
     async def move(self, level: int, board: Board) -> Move:

@@ -3,6 +3,8 @@
 // fragment (#t=...), never sent to the server but as a Bearer header, and is kept
 // in localStorage so a reload keeps the seat.
 
+import { AnalysisPanel } from "./analysis.js";
+
 const COLUMNS = "abcdefghi";
 const $ = (id) => document.getElementById(id);
 
@@ -10,6 +12,8 @@ let game = null;     // the GameView shown
 let token = null;    // this page's seat token (null: a spectator)
 let cursor = { x: 4, y: 4 };  // the keyboard's square
 let socket = null;
+let spot = null;     // the PositionView of the analysis board (null: not that page)
+let panel = null;    // the AnalysisPanel, once shown
 
 // A view replaces the one shown only if it is not older (a socket message and the
 // answer to a request may come in either order).
@@ -56,6 +60,8 @@ $("new-game").addEventListener("submit", async (event) => {
   };
   if (body.mode === "computer") body.level = Number(form.get("level"));
   if (body.mode === "online" && form.get("clock")) body.clock = form.get("clock");
+  const start = (form.get("start") || "").trim();
+  if (start) body.start = start;
   try {
     token = null;
     const made = await api("/api/games", body);
@@ -123,6 +129,12 @@ function listen(id) {
 const canMove = () => game && game.result === null && game.turn !== null &&
   game.you.includes(game.turn);
 
+// A square chosen (click or keyboard): a move of the game, or a try on the analysis board.
+function press(sq) {
+  if (spot) tryMove(sq);
+  else play(sq);
+}
+
 let sending = false;  // one move request at a time (a double click sends one)
 
 async function play(move) {
@@ -176,7 +188,7 @@ function buildBoard() {
       cell.tabIndex = -1;
       cell.addEventListener("click", () => {
         cursor = xyOf(b, c);
-        play(square(b, c));
+        press(square(b, c));
       });
       small.appendChild(cell);
     }
@@ -239,6 +251,7 @@ function render() {
     status += ` ${game.draw_offer.toUpperCase()} offers a draw.`;
   }
   $("status").textContent = status;
+  showPosition(game.position);
   const sides = game.you.map((s) => s.toUpperCase()).join(" and ");
   $("who").textContent = game.mode === "computer"
     ? `You play ${sides} against level ${game.level}.`
@@ -260,6 +273,18 @@ function render() {
   $("draw").textContent = game.draw_offer && !game.you.includes(game.draw_offer)
     ? "Accept draw" : "Offer draw";
   drawClocks();
+}
+
+// The position string shown, its analysis link, and the analysis panel if it is open.
+function showPosition(position) {
+  $("position").value = position;
+  $("analyse").href = `/analysis?position=${encodeURIComponent(position)}`;
+  if (panel && !$("analysis").hidden) panel.show(position);
+}
+
+function openPanel(onMove) {
+  $("analysis").hidden = false;
+  panel = panel || new AnalysisPanel($("analysis-panel"), onMove);
 }
 
 // --- the clock: the server's times, counted down here for the side whose time runs ---
@@ -302,7 +327,7 @@ document.addEventListener("keydown", (event) => {
     event.preventDefault();
   } else if (event.key === "Enter" || event.key === " ") {
     const { b, c } = bcOf(cursor.x, cursor.y);
-    play(square(b, c));
+    press(square(b, c));
     event.preventDefault();
   }
 });
@@ -328,6 +353,13 @@ async function openReplay(path, title) {
   const why = film.reason && film.reason !== film.termination ? ` (${film.reason})` : "";
   $("who").textContent = film.termination ? `Ended: ${film.termination}${why}` : "Not finished";
   $("record").closest("p").hidden = true;
+  openPanel(() => showFrame(frame + 1));  // a line's first move: the game's next one, if so
+  $("analysis").hidden = true;
+  $("analyse").addEventListener("click", (event) => {  // here: analyse beside the replay
+    event.preventDefault();
+    $("analysis").hidden = false;
+    panel.show(film.frames[frame].position);
+  });
   const asked = new URLSearchParams(location.search).get("ply");
   const ply = asked === null ? NaN : Number(asked);
   showFrame(Number.isInteger(ply) && ply >= 0 ? ply : film.moves.length);  // else the end
@@ -339,6 +371,7 @@ function showFrame(i) {
   game = null;
   drawBoards(f.boards, f.last, { highlight: frame < film.moves.length });
   $("status").textContent = `Move ${frame} of ${film.moves.length}: ${f.status}`;
+  showPosition(f.position);
   const list = $("moves");
   list.replaceChildren();
   for (let i = 0; i < film.moves.length; i += 2) {
@@ -393,28 +426,113 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
+// A table row of text cells (names are text, never HTML) and elements.
+function tableRow(cells) {
+  const row = document.createElement("tr");
+  for (const value of cells) {
+    const td = document.createElement("td");
+    if (typeof value === "string") td.textContent = value;
+    else td.appendChild(value);
+    row.appendChild(td);
+  }
+  return row;
+}
+
 async function openArena() {
   $("arena").hidden = false;
   try {
+    const st = await api("/api/arena/standings");
+    $("standings-title").textContent = `Standings: ${st.title}`;
+    const table = document.querySelector("[data-testid=standings]");
+    table.querySelector("caption").textContent =
+      `${st.games} games; rating: Bradley-Terry Elo, mean 0, 95% interval`;
+    for (const r of st.rows) {
+      table.tBodies[0].appendChild(tableRow([
+        String(r.rank), r.player, String(r.games), `${r.wins}-${r.draws}-${r.losses}`,
+        r.score === null ? "-" : `${(100 * r.score).toFixed(1)}%`,
+        r.games ? `${r.elo >= 0 ? "+" : ""}${Math.round(r.elo)} ± ` +
+          (r.err === null ? "∞" : Math.round(r.err)) : "-"]));
+    }
+    $("match-line").textContent = st.match || "";
+    for (const name of st.plots) {
+      const img = document.createElement("img");
+      img.src = `/api/arena/plots/${name}.png`;
+      img.alt = name === "ratings" ? "Ratings with their 95% intervals"
+        : "Score of each player against each other";
+      $("plots").appendChild(img);
+    }
     const data = await api("/api/arena");
-    const body = document.querySelector("#arena tbody");
     for (const g of data.games) {
-      const row = document.createElement("tr");
       const link = document.createElement("a");
       link.href = `/arena/${g.n}`;
       link.textContent = String(g.n);
-      const cells = [link, g.x, g.o, g.result, g.termination, String(g.plies)];
-      for (const value of cells) {
-        const td = document.createElement("td");
-        if (typeof value === "string") td.textContent = value;  // names are text, never HTML
-        else td.appendChild(value);
-        row.appendChild(td);
-      }
-      body.appendChild(row);
+      document.querySelector("[data-testid=arena-games] tbody").appendChild(
+        tableRow([link, g.x, g.o, g.result, g.termination, String(g.plies)]));
     }
   } catch (err) {
     $("arena").append(Object.assign(document.createElement("p"),
       { className: "error", textContent: err.message }));
+  }
+}
+
+// --- the analysis board: any position, moves tried one by one, each with its link -----
+async function openAnalysis() {
+  const asked = new URLSearchParams(location.search).get("position");
+  try {
+    spot = await api(asked ? `/api/position?position=${encodeURIComponent(asked)}` : "/api/position");
+  } catch (err) {
+    $("setup").hidden = false;
+    showError(err.message);
+    return;
+  }
+  $("play").hidden = false;
+  $("scratch").hidden = false;
+  $("actions").hidden = true;
+  $("moves-title").hidden = true;
+  $("moves").hidden = true;
+  $("record").closest("p").hidden = true;
+  $("analyse").hidden = true;
+  $("title").hidden = false;
+  $("title").textContent = "Analysis board";
+  openPanel((move) => tryMove(move));
+  drawSpot();
+  focusCursor();
+}
+
+function drawSpot() {
+  drawBoards(spot.boards, spot.last,
+    { legal: new Set(spot.legal), highlight: spot.result === null, withCursor: true });
+  $("status").textContent = spot.status;
+  $("who").textContent = spot.last ? `After ${spot.last}.` : "";
+  showPosition(spot.position);
+  const start = encodeURIComponent(spot.position);
+  $("from-here-computer").href = `/?start=${start}&mode=computer`;
+  $("from-here-friend").href = `/?start=${start}&mode=local`;
+  $("from-here-computer").closest("p").hidden = spot.result !== null;
+}
+
+async function tryMove(sq) {
+  if (!spot.legal.includes(sq)) return;
+  try {
+    showError("");
+    spot = await api(`/api/position?position=${encodeURIComponent(spot.position)}` +
+      `&move=${encodeURIComponent(sq)}`);
+  } catch (err) {
+    showError(err.message);
+    return;
+  }
+  history.pushState(null, "", `/analysis?position=${encodeURIComponent(spot.position)}`);
+  drawSpot();
+}
+
+// The setup form, filled from the link (an analysis board's "play from here").
+function openSetup() {
+  $("setup").hidden = false;
+  const params = new URLSearchParams(location.search);
+  if (params.get("start")) $("start").value = params.get("start");
+  const mode = params.get("mode");
+  if (mode === "computer" || mode === "local" || mode === "online") {
+    document.querySelector(`input[name=mode][value=${mode}]`).checked = true;
   }
 }
 
@@ -426,5 +544,6 @@ if ((m = path.match(/^\/g\/([A-Za-z0-9_-]+)$/))) load(m[1]);
 else if ((m = path.match(/^\/replay\/([A-Za-z0-9_-]+)$/))) openReplay(`/api/games/${m[1]}/replay`, `Game ${m[1]}`);
 else if ((m = path.match(/^\/arena\/(\d+)$/))) openReplay(`/api/arena/${m[1]}/replay`, `Arena game ${m[1]}`);
 else if (path === "/arena") openArena();
-else $("setup").hidden = false;
+else if (path === "/analysis") openAnalysis();
+else openSetup();
 window.addEventListener("popstate", () => location.reload());

@@ -1,0 +1,601 @@
+"""Position analysis for the web board, streamed as the search deepens.
+
+An `Analyst` runs analyses in worker processes of its own (``spawn``, ending
+with the server like the computer's, `ninefold.web.computer.end_with_parent`):
+one single-threaded MCTS search per analysis, and at most `Analyst.slots`
+analyses at once in the whole server (default `default_slots`: the CPUs less
+one, at most `MAX_SLOTS`, so the computer's moves keep a core). A request
+beyond that waits its turn, first come first served, and is told so.
+
+One analysis is one search that goes on: the worker sets the root with a first
+short `MCTSPlayer.play` (which starts a fresh tree), then keeps calling the
+same tree's `Tree.search` in chunks of about `CHUNK_S`, reading its pipe
+between chunks for a stop. It sends a snapshot after the first slice, then at
+gaps growing from `FIRST_GAP_S` to `MAX_GAP_S`, and a last one (``done``) when
+the time is up or the root is proven. So a stop is obeyed within a chunk (the
+first slice, at most `FIRST_SLICE_MS`, excepted), however long the search.
+
+Routes (`router`; `mount` adds them and the analyst to an app):
+
+- ``WS /api/analysis``: send ``{"position": "...", "ms": 3000}`` (``ms``
+  optional, at most `MAX_MS`, the default); the answer is a stream of
+  ``{"type": "analysis", ...}`` (`Snapshot`), the last with ``done: true``;
+  ``{"type": "waiting", "ahead": n}`` while queued behind ``n`` other
+  requests; ``{"type": "error", "detail": "..."}`` for a bad message (the
+  socket stays open). Every message sent stops the analysis before it, and
+  so does closing the socket; ``{"stop": true}`` only stops.
+- ``GET /api/analysis?position=...&ms=...``: the last snapshot, as JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import math
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from multiprocessing import get_context
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, FastAPI, HTTPException, Query, Request, WebSocket
+from pydantic import BaseModel, Field
+
+from ninefold.players.base import Limit, usable_cpus
+from ninefold.rules import Board, Move
+from ninefold.web.computer import end_with_parent
+from ninefold.web.games import side
+
+MAX_MS = 10_000.0  # the longest analysis a request gets (and the default)
+MIN_MS = 50.0  # a shorter one is made this long
+MAX_SLOTS = 2  # analyses at once, at most (each holds a CPU)
+TOP_MOVES = 8  # moves in a snapshot
+PV_PLIES = 12  # the longest line shown for a move
+FIRST_SLICE_MS = 100.0  # the first search, before the first snapshot
+FIRST_GAP_S, GAP_GROWTH, MAX_GAP_S = 0.2, 1.5, 2.0  # between snapshots: 0.2, 0.3, ... 2 s
+CHUNK_S = 0.01  # search between two looks at the pipe
+NODES = 2_000_000  # tree capacity of a worker's player (two buffers of about 40 MB)
+STOP_WAIT_S = 30.0  # a worker that does not end its search this long after a stop is killed
+# (long: a worker just started may still be loading, or on a first run compiling, the search)
+MAX_MESSAGE_CHARS = 2000
+MAX_POSITION_CHARS = 200
+
+Proven = Literal["win", "loss", "draw"]
+
+
+def default_slots() -> int:
+    """The CPUs this process may use less one (for the computer's moves), 1 to `MAX_SLOTS`."""
+    return max(1, min(MAX_SLOTS, usable_cpus() - 1))
+
+
+# --- what goes over the wire ---------------------------------------------------------
+
+
+class MoveLine(BaseModel):
+    move: str
+    visits: int
+    score: float = Field(..., description="Expected score of the side to move after this "
+                         "move, 0-1 (a draw counts one half).")
+    proven: Proven | None = Field(..., description="Solved exactly, for the side to move.")
+    pv: list[str] = Field(..., description="The line the search expects, this move first.")
+
+
+class Snapshot(BaseModel):
+    """What the search thinks of a position so far."""
+
+    type: Literal["analysis"] = "analysis"
+    position: str = Field(..., description="The position analysed (as the server writes it).")
+    turn: Literal["x", "o"]
+    ms: float = Field(..., description="Time searched so far.")
+    sims: int = Field(..., description="Simulations run so far.")
+    done: bool = Field(..., description="The last snapshot of this analysis.")
+    x: float = Field(..., description="Expected score of X, 0-1; x + o == 1.")
+    o: float
+    proven: Proven | None = Field(..., description="The position solved, for the side to move.")
+    moves: list[MoveLine] = Field(..., description=f"Best first, at most {TOP_MOVES}.")
+
+
+class Detail(BaseModel):
+    detail: str
+
+
+class AnalysisError(ValueError):
+    """A request that cannot be analysed, or an analysis that failed; one line."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(" ".join(text.split()))
+
+
+@dataclass(frozen=True)
+class Job:
+    board: Board
+    ms: float
+
+
+def check_position(position: str) -> Board:
+    try:
+        board = Board.from_position(position)
+    except ValueError as exc:
+        raise AnalysisError(str(exc)) from None
+    if board.is_game_over():
+        raise AnalysisError("the game is over: there is nothing to analyze")
+    return board
+
+
+def check_ms(ms: object, max_ms: float) -> float:
+    """`ms` (None: `max_ms`) within `MIN_MS`..`max_ms`; a number above 0 or AnalysisError."""
+    if ms is None:
+        return max_ms
+    if isinstance(ms, bool) or not isinstance(ms, int | float):
+        raise AnalysisError(f"ms must be a number of milliseconds, not {json.dumps(ms)[:40]}")
+    value = float(max(-1, min(ms, 10**12)))
+    if not math.isfinite(value) or value <= 0:
+        raise AnalysisError(f"ms must be a number of milliseconds above 0, not {ms}")
+    return min(max(value, MIN_MS), max_ms)
+
+
+def read_message(text: str, max_ms: float) -> Job | None:
+    """The analysis a WebSocket message asks for; None for ``{"stop": true}``."""
+    if len(text) > MAX_MESSAGE_CHARS:
+        raise AnalysisError(f"the message is over {MAX_MESSAGE_CHARS} characters")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise AnalysisError(f"the message is not valid JSON ({exc.msg} at character "
+                            f"{exc.pos})") from None
+    except (ValueError, RecursionError):
+        raise AnalysisError("the message is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise AnalysisError('the message must be a JSON object: {"position": "...", "ms": 3000}')
+    if data.get("stop") is True and "position" not in data:
+        return None
+    position = data.get("position")
+    if position is None:
+        raise AnalysisError("the message has no position")
+    if not isinstance(position, str):
+        raise AnalysisError("position must be a string (a position like the game's)")
+    if len(position) > MAX_POSITION_CHARS:
+        raise AnalysisError(f"position is over {MAX_POSITION_CHARS} characters")
+    return Job(check_position(position), check_ms(data.get("ms"), max_ms))
+
+
+# --- in a worker process -------------------------------------------------------------
+
+
+def _serve(conn: Connection, searched: Any, busy: Any) -> None:
+    """A worker's life: analyses, one after another, until told to end (None) or the
+    pipe closes. Every analysis ends with ``("end", ident, error or None)``."""
+    end_with_parent()
+    from ninefold.players.mcts import MCTSPlayer  # the worker's own imports: numba
+
+    player = MCTSPlayer(threads=1, nodes=NODES)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        if message[0] != "analyze":
+            continue  # a stop for an analysis that had already ended
+        _, ident, position, ms = message
+        error, quit_ = None, False
+        busy.value = 1
+        try:
+            quit_ = _search(conn, player, ident, position, ms, searched)
+        except Exception as exc:
+            error = f"the analysis failed: {exc}"
+        finally:
+            busy.value = 0
+        try:
+            conn.send(("end", ident, error))
+        except (BrokenPipeError, OSError):
+            return
+        if quit_:
+            return
+
+
+def _search(conn: Connection, player: Any, ident: int, position: str, ms: float,
+            searched: Any) -> bool:
+    """One analysis, its snapshots sent on `conn`; True if told to end the worker."""
+    from ninefold.players import mcts_tree as mt
+
+    board = Board.from_position(position)
+    start = time.perf_counter()
+    deadline = start + ms / 1000
+    player.new_game()  # a fresh tree: the first play sets the root
+    first = player.play(board, Limit(move_ms=min(FIRST_SLICE_MS, ms)))
+    sims = int(first.info["sims"])
+    searched.value += sims
+    tree = player.trees[0]
+    gap = FIRST_GAP_S
+    report = time.perf_counter()  # the first snapshot: now
+    chunk = 256
+    while True:
+        now = time.perf_counter()
+        proven = tree.arrays.status[tree.root] != mt.UNKNOWN
+        if proven or now >= deadline:
+            conn.send(("snapshot", ident, _snapshot(player, board, sims, now - start, True)))
+            return False
+        if now >= report:
+            conn.send(("snapshot", ident, _snapshot(player, board, sims, now - start, False)))
+            report = now + gap
+            gap = min(gap * GAP_GROWTH, MAX_GAP_S)
+        if conn.poll():
+            message = conn.recv()
+            if message is None:
+                return True
+            if message[0] == "stop" and message[1] == ident:
+                return False
+        t0 = time.perf_counter()
+        done = tree.search(chunk, player.c, player.policy, player.solver)
+        t1 = time.perf_counter()
+        sims += done
+        searched.value += done
+        per_sim = max((t1 - t0) / max(done, 1), 1e-8)
+        left = max(min(deadline, report) - t1, 0.0)
+        chunk = min(int(max(16, min(CHUNK_S, left) / per_sim)), 4 * max(done, 16))
+
+
+def _snapshot(player: Any, board: Board, sims: int, seconds: float, done: bool,
+              ) -> dict[str, Any]:
+    from ninefold.players import mcts_tree as mt
+
+    tree = player.trees[0]
+    arrays, root = tree.arrays, tree.root
+    order = {"win": 0, None: 1, "draw": 1, "loss": 2}
+    stats = sorted(player.root_moves(), key=lambda m: (order[m.proven], -m.visits))[:TOP_MOVES]
+    moves = []
+    for stat in stats:
+        line = [stat.move.action]
+        node = mt.find_child(arrays, root, stat.move.action)
+        while node >= 0 and len(line) < PV_PLIES:
+            node = mt.best_child(arrays, node)
+            if node < 0 or (arrays.visits[node] == 0 and arrays.status[node] == mt.UNKNOWN):
+                break
+            line.append(int(arrays.move[node]))
+        moves.append({"move": str(stat.move), "visits": stat.visits,
+                      "score": round(stat.value, 4), "proven": stat.proven,
+                      "pv": [str(Move.from_action(a)) for a in line]})
+    # the root's status is for the side that moved into it: the opponent of the mover
+    status = int(arrays.status[root])
+    proven = {mt.WIN_: "loss", mt.LOSS: "win", mt.DRAW: "draw"}.get(status)
+    if proven is not None:
+        value = {"win": 1.0, "draw": 0.5, "loss": 0.0}[proven]
+    else:
+        value = moves[0]["score"] if moves else 0.5
+    mover = side(board.turn)
+    x = value if mover == "x" else 1.0 - value
+    return {"type": "analysis", "position": board.position(), "turn": mover,
+            "ms": round(1000 * seconds, 1), "sims": sims, "done": done,
+            "x": round(x, 4), "o": round(1.0 - x, 4), "proven": proven, "moves": moves}
+
+
+# --- in the server -------------------------------------------------------------------
+
+
+class WorkerGone(Exception):
+    pass
+
+
+class _Worker:
+    """One worker process (started when first needed) and the server's end of its pipe."""
+
+    def __init__(self) -> None:
+        ctx = get_context("spawn")
+        self.searched = ctx.Value("q", 0, lock=False)  # the worker's simulations, in all
+        self.busy = ctx.Value("b", 0, lock=False)  # 1 while the worker searches
+        self.process: BaseProcess | None = None
+        self.conn: Connection | None = None
+
+    def start(self) -> Connection:
+        if self.process is not None and self.conn is not None and self.process.is_alive():
+            return self.conn
+        self.kill()
+        ctx = get_context("spawn")
+        mine, theirs = ctx.Pipe()
+        process = ctx.Process(target=_serve, args=(theirs, self.searched, self.busy),
+                              name="ninefold-analysis", daemon=True)
+        try:
+            process.start()
+        except Exception as exc:
+            mine.close()
+            raise WorkerGone(f"no worker process could be started: {exc}") from None
+        finally:
+            theirs.close()
+        self.process, self.conn = process, mine
+        return mine
+
+    def send(self, message: object) -> None:
+        if self.conn is None:
+            raise WorkerGone
+        try:
+            self.conn.send(message)
+        except (OSError, ValueError):
+            raise WorkerGone from None
+
+    async def recv(self) -> Any:
+        """The worker's next message, waited for on the event loop (no thread)."""
+        conn = self.conn
+        if conn is None:
+            raise WorkerGone
+        loop = asyncio.get_running_loop()
+        try:
+            fd = conn.fileno()
+            while not conn.poll():
+                ready = loop.create_future()
+                loop.add_reader(fd, _wake, ready)
+                try:
+                    await ready
+                finally:
+                    loop.remove_reader(fd)
+            return conn.recv()
+        except (EOFError, OSError, ValueError):
+            raise WorkerGone from None
+
+    def kill(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+        if self.process is not None:
+            if self.process.is_alive():
+                self.process.kill()
+            self.process.join(5)
+            self.process = None
+        self.busy.value = 0
+
+    def close(self) -> None:
+        """End the process: ask, then kill what does not end within a few seconds."""
+        if self.process is not None and self.conn is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self.conn.send(None)
+            self.process.join(3)
+        self.kill()
+
+
+def _wake(ready: asyncio.Future[None]) -> None:
+    if not ready.done():
+        ready.set_result(None)
+
+
+@dataclass
+class _Waiter:
+    slot: asyncio.Future[_Worker]
+    moved: asyncio.Event
+
+
+class Analyst:
+    """Analyses in worker processes: at most `slots` at once, each at most `max_ms`."""
+
+    def __init__(self, slots: int | None = None, max_ms: float = MAX_MS) -> None:
+        self.slots = slots or default_slots()
+        self.max_ms = max_ms
+        self._workers = [_Worker() for _ in range(self.slots)]
+        self._free: deque[_Worker] = deque(self._workers)
+        self._queue: deque[_Waiter] = deque()
+        self._ids = itertools.count(1)
+        self._tasks: set[asyncio.Task[Any]] = set()  # stops and streams left running
+
+    def keep(self, task: asyncio.Task[Any]) -> None:
+        """Hold a task the server no longer awaits until it ends."""
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def workers(self) -> list[tuple[int | None, bool, int]]:
+        """(pid, searching, simulations in all) of each worker, as the workers say."""
+        return [(w.process.pid if w.process else None, bool(w.busy.value),
+                 int(w.searched.value)) for w in self._workers]
+
+    def job(self, position: str, ms: object = None) -> Job:
+        return Job(check_position(position), check_ms(ms, self.max_ms))
+
+    async def run(self, job: Job, snapshot: Callable[[dict[str, Any]], Awaitable[None]],
+                  waiting: Callable[[int], Awaitable[None]] | None = None) -> None:
+        """Analyse `job`, passing each snapshot (a `Snapshot`'s JSON) to `snapshot`, the
+        last with ``done``; `waiting(ahead)` when it has to wait for a worker, and each
+        time the queue ahead of it shrinks. Cancelling it stops the search."""
+        worker = await self._acquire(waiting)
+        ident = next(self._ids)
+        ended = False
+        try:
+            try:
+                worker.start()
+                worker.send(("analyze", ident, job.board.position(), job.ms))
+                while True:
+                    kind, sent_for, data = await worker.recv()
+                    if sent_for != ident:
+                        continue
+                    if kind == "end":
+                        ended = True
+                        if data:
+                            raise AnalysisError(data)
+                        return
+                    await snapshot(Snapshot.model_validate(data).model_dump(mode="json"))
+            except WorkerGone as exc:
+                ended = True
+                worker.kill()
+                raise AnalysisError(str(exc) or "the analysis stopped: its worker process "
+                                    "ended") from None
+        finally:
+            if ended:
+                self._release(worker)
+            else:  # cancelled, or the snapshot could not be passed on: stop the search
+                stop = asyncio.ensure_future(self._stop(worker, ident))
+                self.keep(stop)
+                await asyncio.shield(stop)
+
+    async def _stop(self, worker: _Worker, ident: int) -> None:
+        """Stop the search `ident`, wait for the worker to say it ended, free the worker."""
+        try:
+            worker.send(("stop", ident))
+            async with asyncio.timeout(STOP_WAIT_S):
+                while (await worker.recv())[:2] != ("end", ident):
+                    pass
+        except (WorkerGone, TimeoutError):
+            worker.kill()
+        finally:
+            self._release(worker)
+
+    async def _acquire(self, waiting: Callable[[int], Awaitable[None]] | None) -> _Worker:
+        if self._free and not self._queue:
+            return self._free.popleft()
+        me = _Waiter(asyncio.get_running_loop().create_future(), asyncio.Event())
+        self._queue.append(me)
+        told = -1
+        try:
+            while True:
+                if me.slot.done():
+                    return me.slot.result()
+                ahead = self._queue.index(me)
+                if ahead != told:
+                    told = ahead
+                    if waiting is not None:
+                        await waiting(ahead)
+                    continue
+                me.moved.clear()
+                await me.moved.wait()
+        except BaseException:
+            if me in self._queue:
+                self._queue.remove(me)
+                self._moved()
+            elif me.slot.done() and not me.slot.cancelled():
+                self._release(me.slot.result())
+            raise
+
+    def _release(self, worker: _Worker) -> None:
+        while self._queue:
+            waiter = self._queue.popleft()
+            if not waiter.slot.done():
+                waiter.slot.set_result(worker)
+                waiter.moved.set()
+                self._moved()
+                return
+        self._free.append(worker)
+
+    def _moved(self) -> None:
+        for waiter in self._queue:
+            waiter.moved.set()
+
+    def close(self) -> None:
+        """End the worker processes (a later analysis starts them again)."""
+        for worker in self._workers:
+            worker.close()
+
+
+# --- the routes ----------------------------------------------------------------------
+
+router = APIRouter()
+
+
+@router.get("/api/analysis", response_model=Snapshot,
+            responses={422: {"model": Detail}})
+async def analyse_once(
+    request: Request,
+    position: Annotated[str, Query(max_length=MAX_POSITION_CHARS,
+                                   description="A position string, as a game's view has it.")],
+    ms: Annotated[float | None, Query(gt=0, allow_inf_nan=False, description=(
+        f"Search time, at most {MAX_MS:g} ms (the default); longer is cut."))] = None,
+) -> Snapshot:
+    """Analyse a position and answer the last snapshot (waits its turn for a worker)."""
+    analyst: Analyst = request.app.state.analyst
+    try:
+        job = analyst.job(position, ms)
+    except AnalysisError as exc:
+        raise HTTPException(422, str(exc)) from None
+    last: list[dict[str, Any]] = []
+
+    async def note(data: dict[str, Any]) -> None:
+        last[:] = [data]
+
+    task = asyncio.ensure_future(analyst.run(job, note))
+    try:
+        while not task.done():  # a client gone meanwhile stops the search
+            await asyncio.wait({task}, timeout=0.5)
+            if not task.done() and await request.is_disconnected():
+                task.cancel()
+        await task
+    except AnalysisError as exc:
+        raise HTTPException(422, str(exc)) from None
+    except asyncio.CancelledError:
+        if _cancelled() or not task.cancelled():
+            raise
+        raise HTTPException(499, "the client went away") from None
+    finally:
+        if not task.done():
+            task.cancel()
+            analyst.keep(task)
+    return Snapshot.model_validate(last[-1])
+
+
+@router.websocket("/api/analysis")
+async def analyse_live(ws: WebSocket) -> None:
+    """Analyses on request, streamed (see the module's docstring for the messages)."""
+    analyst: Analyst = ws.app.state.analyst
+    await ws.accept()
+    running: asyncio.Task[None] | None = None
+
+    async def stop() -> None:
+        nonlocal running
+        task, running = running, None
+        if task is not None and not task.done():
+            task.cancel()
+            analyst.keep(task)  # it ends once the worker has stopped
+            try:
+                await task
+            except asyncio.CancelledError:
+                if _cancelled():
+                    raise
+
+    try:
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            await stop()
+            try:
+                text = message.get("text")
+                if text is None:
+                    raise AnalysisError("send the request as a text message (JSON)")
+                job = read_message(text, analyst.max_ms)
+            except AnalysisError as exc:
+                await ws.send_json({"type": "error", "detail": str(exc)})
+                continue
+            if job is not None:
+                running = asyncio.create_task(_stream(ws, analyst, job))
+    finally:
+        await stop()
+
+
+async def _stream(ws: WebSocket, analyst: Analyst, job: Job) -> None:
+    async def waiting(ahead: int) -> None:
+        await ws.send_json({"type": "waiting", "ahead": ahead})
+
+    try:
+        await analyst.run(job, ws.send_json, waiting)
+    except AnalysisError as exc:
+        with contextlib.suppress(Exception):
+            await ws.send_json({"type": "error", "detail": str(exc)})
+    except Exception:  # the socket closed under the analysis: it has been stopped
+        return
+
+
+def _cancelled() -> bool:
+    """This task itself is being cancelled (not only a task it awaited)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def mount(app: FastAPI, analyst: Analyst | None = None) -> Analyst:
+    """Add the analysis routes to `app`, with `analyst` (default: a new one) on
+    ``app.state.analyst``; the app's shutdown should call ``app.state.analyst.close()``."""
+    app.include_router(router)
+    app.state.analyst = analyst or Analyst()
+    return app.state.analyst
+
+
+__all__ = ["MAX_MS", "AnalysisError", "Analyst", "Job", "Snapshot", "mount", "router"]

@@ -1,0 +1,110 @@
+// The analysis panel: an eval bar (each side's expected score, a draw counting half)
+// and the best moves with their score and principal variation, updated while the
+// server's search goes on (WS /api/analysis; the server bounds each search).
+
+const pct = (p) => `${Math.round(p * 100)}%`;
+
+export class AnalysisPanel {
+  // `root` holds the panel; `onMove(move)` is called when a move of a line is clicked.
+  constructor(root, onMove) {
+    this.root = root;
+    this.onMove = onMove;
+    this.position = null;
+    this.socket = null;
+    this.root.replaceChildren();
+    this.bar = el("div", "evalbar");
+    this.bar.setAttribute("role", "meter");
+    this.bar.setAttribute("aria-valuemin", "0");
+    this.bar.setAttribute("aria-valuemax", "100");
+    this.fill = el("div", "evalbar-x");
+    this.barText = el("span", "evalbar-text");
+    this.bar.append(this.fill, this.barText);
+    this.info = el("p", "hint");
+    this.info.dataset.testid = "analysis-info";
+    this.caption = el("p", "hint");
+    this.lines = el("ol", "lines");
+    this.lines.dataset.testid = "analysis-lines";
+    this.root.append(this.bar, this.info, this.caption, this.lines);
+  }
+
+  // Analyse `position` (a position string), dropping the one before; null stops.
+  show(position) {
+    if (position === this.position) return;
+    this.position = position;
+    this.lines.replaceChildren();
+    this.caption.textContent = "";
+    this.info.textContent = position ? "Analysing…" : "";
+    this.draw(0.5);
+    if (!position) return this.stop();
+    const send = () => this.socket.send(JSON.stringify({ position }));
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) send();
+    else this.connect(send);
+  }
+
+  connect(then) {
+    this.stop();
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${proto}://${location.host}/api/analysis`);
+    this.socket = ws;
+    ws.onopen = then;
+    ws.onmessage = (event) => this.receive(JSON.parse(event.data));
+    ws.onclose = () => { if (this.socket === ws) this.socket = null; };
+  }
+
+  stop() {
+    if (this.socket) {
+      const ws = this.socket;
+      this.socket = null;
+      ws.close();
+    }
+  }
+
+  receive(msg) {
+    if (msg.type === "waiting") {
+      this.info.textContent = `Waiting for a free search (${msg.ahead} ahead)…`;
+      return;
+    }
+    if (msg.type === "error") {
+      this.info.textContent = msg.detail;
+      return;
+    }
+    if (msg.type !== "analysis" || msg.position !== this.position) return;
+    this.draw(msg.x);
+    const proven = msg.proven ? `, proven ${msg.proven} for ${msg.turn.toUpperCase()}` : "";
+    this.info.textContent = `${msg.sims.toLocaleString("en")} simulations in ` +
+      `${(msg.ms / 1000).toFixed(1)} s${proven}${msg.done ? "" : " (searching…)"}`;
+    const who = msg.turn.toUpperCase();
+    this.caption.textContent = `Best moves for ${who}, with ${who}'s expected score and ` +
+      "the line the search expects (click a move to play it):";
+    this.lines.replaceChildren();
+    for (const line of msg.moves) {
+      const li = el("li", "line");
+      const score = el("span", "score");
+      score.textContent = line.proven ? line.proven : pct(line.score);
+      score.title = `${msg.turn.toUpperCase()}'s expected score after this move`;
+      li.append(score);
+      line.pv.forEach((move, i) => {
+        const b = el("button", i === 0 ? "pv first" : "pv");
+        b.type = "button";
+        b.textContent = move;
+        if (i === 0) b.addEventListener("click", () => this.onMove(move));
+        else b.disabled = true;
+        li.append(b);
+      });
+      this.lines.append(li);
+    }
+  }
+
+  draw(x) {
+    this.fill.style.width = pct(x);
+    this.barText.textContent = `X ${pct(x)} · O ${pct(1 - x)}`;
+    this.bar.setAttribute("aria-valuenow", String(Math.round(x * 100)));
+    this.bar.setAttribute("aria-label", `X's expected score ${pct(x)}, O's ${pct(1 - x)}`);
+  }
+}
+
+function el(tag, className) {
+  const node = document.createElement(tag);
+  node.className = className;
+  return node;
+}

@@ -1,0 +1,251 @@
+"""Analysis on the web board (`ninefold.web.analysis`) through FastAPI's test client: a
+real app and a real worker process. One analysis at a time (slots=1) for the whole module,
+with a long time limit, so that only a stop can explain a search that ends early."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import random
+import sys
+import threading
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ninefold.rules import Board, Move
+from ninefold.web.analysis import MAX_MS, MIN_MS, AnalysisError, Analyst, check_ms
+from ninefold.web.app import create_app
+from ninefold.web.computer import Computer
+from ninefold.web.games import side
+
+START = Board().position()
+AFTER_E5 = "standard 9/9/9/9/4x4/9/9/9/9 o 4 ........."
+# O to move; c9 wins the game at once (checked in the test that uses it)
+O_WINS = ("standard 2oo2o1x/1ox2oxoo/o1o3xo1/3x2xxx/3xoo1x1/ooooxxo1o/oxxx1ox1x/xoxx1o1x1/"
+          "ox1x2x2 o - o..o.x.xx")
+LONG_MS = 600_000  # ten minutes: a search this long that ends was stopped
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    app = create_app(tmp_path_factory.mktemp("analysis") / "web.sqlite", Computer(workers=1))
+    app.state.analyst = Analyst(slots=1, max_ms=LONG_MS)  # the lifespan closes this one
+    with TestClient(app) as c:
+        yield c
+
+
+def analyst(client) -> Analyst:
+    return client.app.state.analyst
+
+
+def receive(ws, timeout: float = 60.0) -> dict:
+    """The socket's next message, or a failure after `timeout` s (never a hung test)."""
+    box: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: box.put(ws.receive_json()), daemon=True).start()
+    try:
+        return box.get(timeout=timeout)
+    except queue.Empty:
+        raise AssertionError(f"no message in {timeout} s") from None
+
+
+def until_done(ws) -> list[dict]:
+    """Every message up to and including the analysis marked done."""
+    messages = [receive(ws)]
+    while not (messages[-1]["type"] == "analysis" and messages[-1]["done"]):
+        assert messages[-1]["type"] in ("analysis", "waiting"), messages[-1]
+        messages.append(receive(ws))
+    return messages
+
+
+def check_sane(snapshot: dict) -> None:
+    board = Board.from_position(snapshot["position"])
+    assert snapshot["type"] == "analysis"
+    assert snapshot["turn"] == side(board.turn)
+    assert abs(snapshot["x"] + snapshot["o"] - 1) < 1e-6 and 0 <= snapshot["x"] <= 1
+    assert 1 <= len(snapshot["moves"]) <= 8
+    legal = {str(m) for m in board.legal_moves}
+    for move in snapshot["moves"]:
+        assert move["move"] in legal and move["pv"][0] == move["move"]
+        assert 0 <= move["score"] <= 1 and move["visits"] >= 0
+        line = board.copy()
+        for step in move["pv"]:  # the line is playable
+            line.push(Move.parse(step))
+
+
+def wait_idle(client, timeout: float = 30.0) -> tuple[int, bool, int]:
+    end = time.monotonic() + timeout
+    while (state := analyst(client).workers()[0])[1] and time.monotonic() < end:
+        time.sleep(0.02)
+    return state
+
+
+def test_the_stream_deepens_then_ends(client):
+    with client.websocket_connect("/api/analysis") as ws:
+        ws.send_json({"position": START, "ms": 1500})
+        messages = until_done(ws)
+    assert all(m["type"] == "analysis" and m["position"] == START for m in messages)
+    assert len(messages) >= 3
+    sims = [m["sims"] for m in messages]
+    assert sims == sorted(sims) and sims[0] < sims[-1]
+    assert [m["done"] for m in messages] == [False] * (len(messages) - 1) + [True]
+    for m in messages:
+        check_sane(m)
+    last = messages[-1]
+    assert last["proven"] is None and last["turn"] == "x"
+    visits = [m["visits"] for m in last["moves"]]
+    assert visits == sorted(visits, reverse=True)  # best first (nothing proven here)
+
+
+def test_a_winning_move_comes_first_and_is_proven(client):
+    board = Board.from_position(O_WINS)
+    board.push(Move.parse("c9"))
+    assert board.outcome() is not None and str(board.outcome().winner) == "O"
+    with client.websocket_connect("/api/analysis") as ws:
+        ws.send_json({"position": O_WINS, "ms": 500})
+        last = until_done(ws)[-1]
+    check_sane(last)
+    best = last["moves"][0]
+    assert best["move"] == "c9" and best["proven"] == "win" and best["score"] == 1.0
+    assert last["proven"] == "win" and last["o"] == 1.0 and last["x"] == 0.0
+
+
+def test_a_new_position_supersedes_the_running_one(client):
+    with client.websocket_connect("/api/analysis") as ws:
+        ws.send_json({"position": START, "ms": LONG_MS})
+        first = receive(ws)
+        assert first["position"] == START and not first["done"]
+        ws.send_json({"position": AFTER_E5, "ms": 300})
+        messages = until_done(ws)
+    positions = [m["position"] for m in messages]
+    switched = positions.index(AFTER_E5)
+    assert set(positions[switched:]) == {AFTER_E5}  # nothing for the old one after
+    assert not any(m["done"] for m in messages[:switched])
+    assert messages[-1]["turn"] == "o"
+    assert all(m["move"][0] in "def" and m["move"][1] in "456" for m in messages[-1]["moves"])
+    assert not wait_idle(client)[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_closing_the_socket_stops_the_search(client):
+    with client.websocket_connect("/api/analysis") as ws:
+        ws.send_json({"position": START, "ms": LONG_MS})
+        receive(ws)
+        receive(ws)
+        pid, searching, _ = analyst(client).workers()[0]
+        assert searching and pid is not None
+    # the worker itself says its search has returned (it was not killed: same process)
+    pid_after, searching, sims = wait_idle(client)
+    assert not searching and pid_after == pid
+    os.kill(pid, 0)  # alive, waiting for work
+    cpu = cpu_seconds(pid)
+    time.sleep(0.5)
+    assert analyst(client).workers()[0][2] == sims  # not one simulation more
+    assert cpu_seconds(pid) - cpu < 0.2  # and no CPU burning (a search would use ~0.5 s)
+
+
+def finished_position() -> str:
+    rng = random.Random(7)
+    board = Board()
+    while not board.is_game_over():
+        board.push(rng.choice(list(board.legal_moves)))
+    return board.position()
+
+
+def test_hostile_messages_get_an_error_and_the_socket_stays_usable(client):
+    hostile = [
+        "not json",
+        "[1, 2]",
+        "{}",
+        '{"position": 5}',
+        '{"position": null}',
+        json.dumps({"position": "standard 9/9"}),
+        json.dumps({"position": "standard 9/9/9/9/9/9/9/9/9 o - ........."}),  # O first
+        json.dumps({"position": finished_position()}),
+        json.dumps({"position": START, "ms": "fast"}),
+        json.dumps({"position": START, "ms": True}),
+        json.dumps({"position": START, "ms": -5}),
+        json.dumps({"position": START, "ms": 0}),
+        '{"position": "' + START + '", "ms": NaN}',
+        json.dumps({"position": "x" * 5000}),
+        json.dumps({"position": "standard " + "9/" * 300}),
+        "[" * 900 + "]" * 900,
+        '{"position": "' + START + '"',
+    ]
+    with client.websocket_connect("/api/analysis") as ws:
+        for text in hostile:
+            ws.send_text(text)
+            answer = receive(ws)
+            assert answer["type"] == "error", (text, answer)
+            detail = answer["detail"]
+            assert detail and "\n" not in detail and len(detail) < 300, (text, detail)
+        ws.send_bytes(json.dumps({"position": START}).encode())
+        assert receive(ws)["type"] == "error"
+        ws.send_json({"stop": True})  # stops nothing, answers nothing
+        ws.send_json({"position": START, "ms": 300})
+        messages = until_done(ws)
+    assert messages[-1]["done"] and messages[-1]["position"] == START
+
+
+def test_the_get_route_answers_the_last_snapshot(client):
+    r = client.get("/api/analysis", params={"position": AFTER_E5, "ms": 300})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    check_sane(body)
+    assert body["done"] and body["position"] == AFTER_E5 and body["sims"] > 0
+    schema = client.get("/openapi.json").json()
+    get = schema["paths"]["/api/analysis"]["get"]
+    assert get["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/Snapshot")
+    for params, wanted in [
+        ({"position": "standard 9/9"}, "5 fields"),
+        ({"position": finished_position()}, "game is over"),
+        ({"position": START, "ms": "soon"}, "ms"),
+        ({"position": START, "ms": -1}, "ms"),
+        ({"position": START, "ms": "inf"}, "ms"),
+        ({}, "position"),
+    ]:
+        r = client.get("/api/analysis", params=params)
+        assert r.status_code == 422, (params, r.text)
+        detail = r.json()["detail"]
+        assert isinstance(detail, str) and "\n" not in detail and wanted in detail, detail
+
+
+def test_times_are_capped():
+    assert check_ms(None, MAX_MS) == MAX_MS
+    assert check_ms(10**400, MAX_MS) == MAX_MS
+    assert check_ms(1e300, MAX_MS) == MAX_MS
+    assert check_ms(1, MAX_MS) == MIN_MS
+    assert check_ms(2500, MAX_MS) == 2500
+    for bad in ("5", True, -(10**400), float("nan"), [1]):
+        with pytest.raises(AnalysisError):
+            check_ms(bad, MAX_MS)
+
+
+def test_beyond_the_bound_requests_wait_their_turn(client):
+    assert analyst(client).slots == 1
+    with (client.websocket_connect("/api/analysis") as a,
+          client.websocket_connect("/api/analysis") as b,
+          client.websocket_connect("/api/analysis") as c):
+        a.send_json({"position": START, "ms": 1500})
+        assert receive(a)["type"] == "analysis"
+        b.send_json({"position": AFTER_E5, "ms": 300})
+        assert receive(b) == {"type": "waiting", "ahead": 0}
+        c.send_json({"position": O_WINS, "ms": 300})
+        assert receive(c) == {"type": "waiting", "ahead": 1}
+        assert until_done(a)[-1]["position"] == START
+        served_b = until_done(b)
+        assert {m["type"] for m in served_b} == {"analysis"}
+        assert served_b[-1]["position"] == AFTER_E5
+        served_c = until_done(c)
+        assert served_c[0] == {"type": "waiting", "ahead": 0}  # b went ahead
+        assert served_c[-1]["position"] == O_WINS
+    assert len(analyst(client).workers()) == 1
