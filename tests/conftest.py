@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import gc
+import os
+from pathlib import Path
 
 import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's; the browser tests launch it by path
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"]
+ROOT = Path(__file__).resolve().parent.parent
 
 # The scripts in bots/ are bots run as subprocesses, not test modules: never import them.
 collect_ignore_glob = ["bots/*_bot.py", "bots/botlib.py"]
@@ -19,3 +27,45 @@ def _automatic_gc_restored():
     yield
     if enabled:
         gc.enable()
+
+
+# --- the web board's browser tests: a real server, a real chromium -----------------------
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A real ``ninefold serve`` process on a fresh SQLite file; its base URL."""
+    from webserver import start_server, stop_server
+
+    proc, url = start_server(tmp_path_factory.mktemp("web") / "games.sqlite")
+    yield url
+    stop_server(proc)
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    """Where screenshots go: ``NINEFOLD_SHOTS=docs`` puts them in docs/ (the README
+    shows them), else a temporary folder."""
+    where = os.environ.get("NINEFOLD_SHOTS")
+    return ROOT / where if where else tmp_path_factory.mktemp("shots")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium driven by Playwright (skipped, saying why, when it is missing)."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (as root, `make test` installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1100, "height": 800})
+    p = context.new_page()
+    yield p
+    context.close()

@@ -186,6 +186,16 @@ def test_unknown_games_are_404(client):
         assert r.status_code == 404 and "no game" in r.json()["detail"]
 
 
+def test_a_server_without_arena_games_says_so(client):
+    for path in ("/api/arena", "/api/arena/standings", "/api/arena/plots/ratings.png",
+                 "/api/arena/1/replay"):
+        r = client.get(path)
+        assert r.status_code == 404 and "no arena games" in r.json()["detail"], path
+    r = client.get("/api/arena/plots/pie.png")
+    assert r.status_code == 404 and r.json()["detail"] == (
+        "no plot 'pie': there are ratings, matrix")
+
+
 def test_the_live_socket_sends_the_game_after_each_change(client):
     gid, x, _ = online(client)
     with client.websocket_connect(f"/api/games/{gid}/live") as ws:

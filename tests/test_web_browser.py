@@ -14,48 +14,14 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import CHROMIUM
 
-CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
     pytest.skip("Debian's chromium is not installed (as root, `make test` installs it)",
                 allow_module_level=True)
 
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
-from webserver import start_server, stop_server  # noqa: E402
-
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    db = tmp_path_factory.mktemp("web") / "games.sqlite"
-    proc, url = start_server(db)
-    yield url
-    stop_server(proc)
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    where = os.environ.get("NINEFOLD_SHOTS")
-    return ROOT / where if where else tmp_path_factory.mktemp("shots")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Browser):
-    context = browser.new_context(viewport={"width": 1100, "height": 800})
-    p = context.new_page()
-    yield p
-    context.close()
+from playwright.sync_api import Browser, Page, expect
+from webserver import start_server, stop_server
 
 
 def status(page: Page) -> str:

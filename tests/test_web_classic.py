@@ -8,7 +8,6 @@ else to a temporary folder."""
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import tempfile
@@ -30,7 +29,6 @@ from ninefold.web.app import MAX_BODY_BYTES, create_app
 from ninefold.web.classic import ClassicRequest, answer
 from ninefold.web.computer import Computer
 
-CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parent.parent
 CORNERS = {0, 2, 6, 8}
 
@@ -228,45 +226,7 @@ def test_fuzzed_requests_never_fail_and_fit_the_schema(case):
 
 # --- the page in a browser ---------------------------------------------------------------
 
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's chromium is not installed (as root, `make test` installs it)")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 OVER = re.compile(r" wins with |^Draw")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    from webserver import start_server, stop_server
-
-    proc, url = start_server(tmp_path_factory.mktemp("web") / "games.sqlite")
-    yield url
-    stop_server(proc)
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    where = os.environ.get("NINEFOLD_SHOTS")
-    return ROOT / where if where else tmp_path_factory.mktemp("shots")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1100, "height": 800})
-    p = context.new_page()
-    yield p
-    context.close()
 
 
 def expect(locator):
@@ -319,7 +279,6 @@ def choose_view(page, title: str) -> None:
     page.get_by_role("radio", name=title).check()
 
 
-@needs_chromium
 def test_a_whole_game_against_the_perfect_player(page, server: str):
     new_game(page, server, "perfect", "x")
     for _ in range(5):
@@ -334,7 +293,6 @@ def test_a_whole_game_against_the_perfect_player(page, server: str):
     assert page.get_by_role("button", name="Undo").is_enabled()
 
 
-@needs_chromium
 def test_the_view_switch_keeps_the_game(page, server: str, shots: Path):
     new_game(page, server, "perfect", "x")
     play(page, 4)  # b2, the perfect player answers in a corner
@@ -379,7 +337,6 @@ def test_the_view_switch_keeps_the_game(page, server: str, shots: Path):
     assert fragment(page)["m"].startswith(f"{moves},{free}")
 
 
-@needs_chromium
 def test_a_reload_and_a_shared_link_restore_the_game(browser, page, server: str):
     new_game(page, server, "naive", "o")  # the computer opens
     play(page, int(page.locator(".cell.legal").first.get_attribute("data-cell")))
@@ -404,7 +361,6 @@ def test_a_reload_and_a_shared_link_restore_the_game(browser, page, server: str)
         other.context.close()
 
 
-@needs_chromium
 def test_undo_takes_back_to_the_players_last_move(page, server: str):
     new_game(page, server, "perfect", "x")
     play(page, 4)
@@ -418,7 +374,6 @@ def test_undo_takes_back_to_the_players_last_move(page, server: str):
     expect(page.get_by_role("button", name="Undo")).to_be_disabled()
 
 
-@needs_chromium
 def test_keyboard_play_with_arrows_and_enter(page, server: str):
     new_game(page, server, "friend")
     page.keyboard.press("ArrowRight")  # from b2 to c2
@@ -435,7 +390,6 @@ def test_keyboard_play_with_arrows_and_enter(page, server: str):
     expect(page.get_by_test_id("picked-o")).to_have_text("8")
 
 
-@needs_chromium
 def test_a_hostile_link_is_refused_as_text(page, server: str):
     page.goto(f"{server}/classic#m=4,4&o=perfect")
     expect(page.get_by_test_id("error")).to_contain_text("cannot be restored")

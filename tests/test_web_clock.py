@@ -169,7 +169,7 @@ def test_a_database_from_before_clocks_gains_their_columns(tmp_path):
 def test_the_api_offers_the_presets_there_are():
     import typing
 
-    from ninefold.web.app import ClockChoice
+    from ninefold.web.views import ClockChoice
 
     preset = typing.get_args(typing.get_args(typing.get_args(ClockChoice)[0])[0])[0]
     assert set(typing.get_args(preset)) == set(CLOCKS)

@@ -49,6 +49,17 @@ function showError(text) {
   for (const el of document.querySelectorAll(".error")) el.textContent = text || "";
 }
 
+// The API's answer at `path`, or null after showing why not on the new-game screen.
+async function fetchOrSetup(path) {
+  try {
+    return await api(path);
+  } catch (err) {
+    $("setup").hidden = false;
+    showError(err.message);
+    return null;
+  }
+}
+
 // --- new game --------------------------------------------------------------------
 $("new-game").addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -98,12 +109,8 @@ async function load(id) {
   const fragment = new URLSearchParams(location.hash.slice(1));
   token = fragment.get("t") || localStorage.getItem(`ninefold-seat-${id}`);
   if (fragment.get("t")) localStorage.setItem(`ninefold-seat-${id}`, fragment.get("t"));
-  try {
-    open(await api(`/api/games/${encodeURIComponent(id)}`));
-  } catch (err) {
-    $("setup").hidden = false;
-    showError(err.message);
-  }
+  const view = await fetchOrSetup(`/api/games/${encodeURIComponent(id)}`);
+  if (view) open(view);
 }
 
 function listen(id) {
@@ -338,13 +345,8 @@ let frame = 0;
 let autoplay = null;
 
 async function openReplay(path, title) {
-  try {
-    film = await api(path);
-  } catch (err) {
-    $("setup").hidden = false;
-    showError(err.message);
-    return;
-  }
+  film = await fetchOrSetup(path);
+  if (!film) return;
   $("play").hidden = false;
   $("viewer").hidden = false;
   $("actions").hidden = true;
@@ -478,13 +480,9 @@ async function openArena() {
 // --- the analysis board: any position, moves tried one by one, each with its link -----
 async function openAnalysis() {
   const asked = new URLSearchParams(location.search).get("position");
-  try {
-    spot = await api(asked ? `/api/position?position=${encodeURIComponent(asked)}` : "/api/position");
-  } catch (err) {
-    $("setup").hidden = false;
-    showError(err.message);
-    return;
-  }
+  spot = await fetchOrSetup(
+    asked ? `/api/position?position=${encodeURIComponent(asked)}` : "/api/position");
+  if (!spot) return;
   $("play").hidden = false;
   $("scratch").hidden = false;
   $("actions").hidden = true;
