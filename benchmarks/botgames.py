@@ -264,8 +264,8 @@ class StallProbe:
             "import os, sys, time\n"
             f"parent, end = {os.getpid()}, time.monotonic() + {LOAD_MAX_S}\n"
             f"step, least = {STALL_STEP_MS / 1000!r}, {self.min_ms / 1000!r}\n"
+            "last = time.monotonic()\n"  # before 'ready': a stall right after it counts
             "print('ready', flush=True)\n"
-            "last = time.monotonic()\n"
             "while os.getppid() == parent and last < end:\n"
             "    time.sleep(step)\n"
             "    now = time.monotonic()\n"

@@ -264,6 +264,7 @@ def new_game(page, server: str, opponent: str = "perfect", side: str = "x") -> N
     expect(page.get_by_test_id("moves").locator("li")).to_have_count(
         0 if side == "x" else 1)
     expect(page.locator(".cell.legal").first).to_be_visible()
+    expect(page.locator(".cell.cursor")).to_be_focused()  # the new game is drawn, not the old
 
 
 def play(page, cell: int) -> None:
