@@ -30,7 +30,8 @@ from pydantic import BaseModel, Field
 from ninefold.classic.game import CELL_OF_NUMBER, ClassicBoard, View, status
 from ninefold.classic.players import PLAYERS, make_classic_player
 from ninefold.rules import IllegalMoveError, InvalidMoveError, Mark
-from ninefold.web.games import IllegalMove, side
+from ninefold.web.games import IllegalMove, maybe_side, side
+from ninefold.web.views import Problem
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -98,19 +99,12 @@ class ClassicView(BaseModel):
                           "(None: nothing to take back).")
 
 
-class ClassicProblem(BaseModel):
-    detail: str
-
-
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ClassicProblem} for code in (400, 413, 422)}
+    code: {"model": Problem} for code in (400, 413, 422)}
 
 
 # --- the game ----------------------------------------------------------------------------
 
-
-def _side(mark: Mark | None) -> Side | None:
-    return None if mark is None else side(mark)
 
 
 def _view_text(board: ClassicBoard, view: View) -> ViewText:
@@ -160,12 +154,12 @@ def answer(req: ClassicRequest) -> ClassicView:
     return ClassicView(
         moves=list(board.move_stack), opponent=req.opponent, side=req.side,
         you=[side(m) for m in (Mark.X, Mark.O) if m is not computer],
-        computer=_side(computer), reply=reply,
+        computer=maybe_side(computer), reply=reply,
         cells=["" if c is None else side(c) for c in board.cells],
         turn=None if outcome else side(board.turn), legal=board.legal_moves,
         last=board.move_stack[-1] if board.move_stack else None,
         result=outcome.result() if outcome else None,
-        winner=_side(outcome.winner) if outcome else None,
+        winner=maybe_side(outcome.winner) if outcome else None,
         termination=str(outcome.termination) if outcome else None,
         line=None if line is None else list(line), status=status(board, View.TICTACTOE),
         picked={side(m): list(board.numbers(m)) for m in (Mark.X, Mark.O)},

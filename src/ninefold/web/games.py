@@ -141,6 +141,11 @@ def side(mark: Mark) -> Literal["x", "o"]:
     return "x" if mark is Mark.X else "o"
 
 
+def maybe_side(mark: Mark | None) -> Literal["x", "o"] | None:
+    """`side`, or None for no mark (no winner, no draw offer, ...)."""
+    return None if mark is None else side(mark)
+
+
 def read_start(text: str) -> Board:
     """The board a pasted position string or game record describes, its moves on its
     move stack; ValueError saying what is wrong with it.
@@ -286,28 +291,34 @@ class WebGame:
 
     # --- the clock
 
-    def time_left(self, now: float) -> dict[str, float]:
+    def time_left(self, now: float, board: Board | None = None) -> dict[str, float]:
         """Each side's time left at `now` (seconds since the epoch), in ms; {} without
-        a clock."""
+        a clock. `board` is `self.board()` if the caller has it already."""
         left = dict(self.left_ms)
         if self.running_since is not None and self.flagged is None:
-            mover = side(self.board().turn)
+            mover = side((board or self.board()).turn)
             left[mover] -= (now - self.running_since) * 1000
         return left
 
-    def deadline(self) -> float | None:
+    def deadline(self, board: Board | None = None) -> float | None:
         """When the side to move's time runs out (seconds since the epoch), or None."""
-        if self.running_since is None or self.outcome() is not None:
+        if self.running_since is None:
             return None
-        return self.running_since + self.left_ms[side(self.board().turn)] / 1000
+        board = board or self.board()
+        if self.outcome(board) is not None:
+            return None
+        return self.running_since + self.left_ms[side(board.turn)] / 1000
 
     def settle(self, now: float) -> bool:
         """Note a time that ran out by `now`; True if it did just now (the game is over
         and needs storing)."""
-        deadline = self.deadline()
+        if self.running_since is None:
+            return False
+        board = self.board()
+        deadline = self.deadline(board)
         if deadline is None or now < deadline:
             return False
-        self.flagged = self.board().turn
+        self.flagged = board.turn
         self.left_ms[side(self.flagged)] = 0.0
         self.running_since = None
         return True

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ninefold.rules import Mark, Move, Rules
-from ninefold.web.games import Clock, Mode, NotFound, Stale, WebGame, side
+from ninefold.web.games import Clock, Mode, NotFound, Stale, WebGame, maybe_side
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_games (
@@ -144,9 +144,6 @@ class GameStore:
             self._local.db = None
 
 
-def _side(mark: Mark | None) -> str | None:
-    return None if mark is None else side(mark)
-
 
 def _mark(side: str | None) -> Mark | None:
     return None if side is None else Mark[side.upper()]
@@ -156,9 +153,10 @@ def _row(game: WebGame) -> tuple:
     """The values of `COLUMNS` for `game`."""
     clock = None if game.clock is None else json.dumps(dataclasses.asdict(game.clock))
     return (game.rules.name, game.opening, " ".join(str(m) for m in game.moves), game.ply,
-            json.dumps(game.seats), game.level, _side(game.resigned), _side(game.draw_offer),
+            json.dumps(game.seats), game.level, maybe_side(game.resigned),
+            maybe_side(game.draw_offer),
             int(game.agreed_draw), clock, json.dumps(game.left_ms) if clock else None,
-            game.running_since, _side(game.flagged), game.start)
+            game.running_since, maybe_side(game.flagged), game.start)
 
 
 def _game(row: tuple) -> WebGame:

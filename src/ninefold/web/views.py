@@ -23,8 +23,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Discriminator, Field, Tag
 
-from ninefold.rules import Board, Mark, Move, Outcome
-from ninefold.web.games import WebGame, side
+from ninefold.rules import Board, Move, Outcome
+from ninefold.web.games import WebGame, maybe_side, side
 
 # --- requests ------------------------------------------------------------------------
 
@@ -198,19 +198,19 @@ def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -
         boards=small_boards(board, set() if over else set(board.open_boards())),
         legal=[] if over else [str(m) for m in board.legal_moves], last=_last(board),
         status=_status(game, board, outcome), result=outcome.result() if outcome else None,
-        winner=_side(outcome.winner if outcome else None),
+        winner=maybe_side(outcome.winner if outcome else None),
         termination=str(outcome.termination) if outcome else None,
-        computer=_side(game.computer_side()), thinking=thinking,
-        draw_offer=_side(game.draw_offer), clock=_clock(game),
+        computer=maybe_side(game.computer_side()), thinking=thinking,
+        draw_offer=maybe_side(game.draw_offer), clock=_clock(game, board),
         you=[side(m) for m in game.seat_of(token)],
     )
 
 
-def _clock(game: WebGame) -> ClockView | None:
+def _clock(game: WebGame, board: Board) -> ClockView | None:
     if game.clock is None:
         return None
-    left = game.time_left(time.time())
-    running = None if game.running_since is None else side(game.board().turn)
+    left = game.time_left(time.time(), board)
+    running = None if game.running_since is None else side(board.turn)
     return ClockView(bank_ms=game.clock.bank_ms, increment_ms=game.clock.increment_ms,
                      capped=game.clock.capped, x_ms=max(0.0, left["x"]),
                      o_ms=max(0.0, left["o"]), running=running)
@@ -247,9 +247,6 @@ def replay(title: str, x: str, o: str, board: Board, moves: list[Move], opening_
                   moves=[str(m) for m in moves], frames=frames, result=result,
                   termination=termination, reason=reason)
 
-
-def _side(mark: Mark | None) -> Literal["x", "o"] | None:
-    return None if mark is None else side(mark)
 
 
 def _last(board: Board) -> str | None:
