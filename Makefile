@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean debs
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -13,19 +13,23 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/ninefold warmup
 	touch $(STAMP)
 
-run: $(STAMP)
-	$(VENV)/bin/ninefold serve
+run: $(STAMP) debs  # the web board and the contest platform, one match worker
+	$(VENV)/bin/ninefold serve --platform sqlite:///ninefold-platform.sqlite --workers 1
 
-# the web board's browser tests drive Debian's chromium; as root, install it when missing
-CHROMIUM := /usr/bin/chromium
-$(CHROMIUM):
-	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "installing Debian's chromium for the browser tests (apt-get)"; \
-		apt-get install -y -q chromium >/dev/null 2>&1 || \
-		(apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null); \
-	else echo "no chromium and not root: the browser tests will be skipped"; fi
+# Debian packages: the browser tests drive chromium, the platform sandboxes bots with
+# bubblewrap, its storage tests start a PostgreSQL server. As root, install what is missing.
+DEBS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap /usr/lib/postgresql:postgresql
+debs:
+	@missing=""; for pair in $(DEBS); do \
+		[ -e "$${pair%%:*}" ] || missing="$$missing $${pair##*:}"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing Debian's$$missing (apt-get)"; \
+		apt-get install -y -q $$missing >/dev/null 2>&1 || \
+		(apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null); \
+	else echo "missing$$missing and not root: the tests that need them will be skipped"; fi
 
-test: $(STAMP) $(CHROMIUM)
+test: $(STAMP) debs
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/lint-imports --no-logo
 	$(PY) -m pytest

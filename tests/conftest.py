@@ -14,8 +14,9 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first
                   "--disable-sync"]
 ROOT = Path(__file__).resolve().parent.parent
 
-# The scripts in bots/ are bots run as subprocesses, not test modules: never import them.
-collect_ignore_glob = ["bots/*_bot.py", "bots/botlib.py"]
+# The scripts in bots/ and platform_bots/ are bots run as subprocesses (or uploaded),
+# not test modules: never import them.
+collect_ignore_glob = ["bots/*_bot.py", "bots/botlib.py", "platform_bots/*"]
 
 
 @pytest.fixture(autouse=True)

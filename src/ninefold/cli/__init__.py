@@ -255,4 +255,7 @@ from ninefold.cli import arena  # noqa: E402
 # isort: split
 from ninefold.cli import web  # noqa: E402
 
-__all__ = ["app", "arena", "bot", "classic", "game", "main", "web"]
+# isort: split
+from ninefold.cli import platform  # noqa: E402
+
+__all__ = ["app", "arena", "bot", "classic", "game", "main", "platform", "web"]

@@ -16,14 +16,22 @@ def serve(
     host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every one)."),
     port: int = typer.Option(8000, min=0, max=65535, help="Port (0: any free one)."),
     db: str = typer.Option(DEFAULT_DB, help="SQLite file of the games (made if missing)."),
+    platform: str = typer.Option("", help="Also serve the competition platform, its database "
+                                 "at this URL (sqlite:///FILE or postgresql+psycopg://...)."),
+    workers: int = typer.Option(0, min=0, help="Match workers playing the platform's ranked "
+                                "games (0: none here; run `ninefold platform run` elsewhere)."),
 ) -> None:
     """Serve the web board: play the computer or a friend by link (Ctrl-C stops)."""
     import uvicorn
 
     from ninefold.web.app import create_app
 
+    if platform:
+        from ninefold.cli.platform import _store
+
+        _store(platform)  # a one-line error now rather than a traceback from the app
     try:
-        application = create_app(db)
+        application = create_app(db, platform_url=platform or None, workers=workers)
     except Exception as exc:  # an unreadable or unwritable database
         _fail(f"cannot open the games database {db}: {exc}")
     try:

@@ -53,7 +53,7 @@ from fastapi.staticfiles import StaticFiles
 
 from ninefold.records import Game, write_game
 from ninefold.rules import Board, Mark, Move, random_opening
-from ninefold.web import analysis, arena, classic
+from ninefold.web import analysis, arena, classic, platform
 from ninefold.web.computer import Computer
 from ninefold.web.games import (
     CLOCKS,
@@ -175,9 +175,10 @@ class BodyLimit:
     """ASGI middleware: a request body over `limit` bytes, announced or sent, is
     answered 413 before any route reads it."""
 
-    def __init__(self, app: Any, limit: int) -> None:
+    def __init__(self, app: Any, limit: int, uploads: tuple[str, int] | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.uploads = uploads  # (path prefix, limit): a larger limit for file uploads
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -185,8 +186,11 @@ class BodyLimit:
             return
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
-        too_big = JSONResponse({"detail": f"the body is over {self.limit} bytes"}, 413)
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
+        limit = self.limit
+        if self.uploads and scope.get("path", "").startswith(self.uploads[0]):
+            limit = self.uploads[1]
+        too_big = JSONResponse({"detail": f"the body is over {limit} bytes"}, 413)
+        if length is not None and (not length.isdigit() or int(length) > limit):
             await too_big(scope, receive, send)
             return
         body, size, more = [], 0, True
@@ -197,7 +201,7 @@ class BodyLimit:
             body.append(message.get("body", b""))
             size += len(body[-1])
             more = message.get("more_body", False)
-            if size > self.limit:
+            if size > limit:
                 await too_big(scope, receive, send)
                 return
         whole = b"".join(body)
@@ -227,15 +231,21 @@ Token = Annotated[str | None, Depends(seat_token)]
 
 
 def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None = None,
-               ) -> FastAPI:
-    """The web board's application, its games in the SQLite file `db`."""
+               platform_url: str | None = None, workers: int = 0) -> FastAPI:
+    """The web board's application, its games in the SQLite file `db`; with
+    `platform_url`, the competition platform too (`ninefold.web.platform`), its
+    ranked games played by `workers` match workers."""
     store = GameStore(db)
     hub = Hub(store, computer or Computer())
+    platform_life: Callable[[], AsyncIterator[None]] | None = None
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await hub.resume()
-        yield
+        async with contextlib.AsyncExitStack() as stack:
+            if platform_life is not None:
+                await stack.enter_async_context(contextlib.asynccontextmanager(platform_life)())
+            yield
         await hub.close()
         hub.computer.close()
         app.state.analyst.close()
@@ -244,7 +254,10 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
                   description="Ultimate Tic-Tac-Toe: play the computer or a friend by link.")
     app.state.hub = hub
     analysis.mount(app)  # WS and GET /api/analysis; app.state.analyst
-    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES,
+                       uploads=("/api/platform/contests/", platform.MAX_UPLOAD_BYTES + 65536))
+    if platform_url:
+        platform_life = platform.mount(app, platform_url, workers)
 
     @app.exception_handler(GameError)
     async def game_error(request: Request, exc: GameError) -> JSONResponse:
@@ -415,6 +428,7 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     @app.get("/analysis", include_in_schema=False)
     @app.get("/arena", include_in_schema=False)
     @app.get("/arena/{n}", include_in_schema=False)
+    @app.get("/platform-game/{n}", include_in_schema=False)
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 

@@ -541,6 +541,7 @@ let m;
 if ((m = path.match(/^\/g\/([A-Za-z0-9_-]+)$/))) load(m[1]);
 else if ((m = path.match(/^\/replay\/([A-Za-z0-9_-]+)$/))) openReplay(`/api/games/${m[1]}/replay`, `Game ${m[1]}`);
 else if ((m = path.match(/^\/arena\/(\d+)$/))) openReplay(`/api/arena/${m[1]}/replay`, `Arena game ${m[1]}`);
+else if ((m = path.match(/^\/platform-game\/(\d+)$/))) openReplay(`/api/platform/games/${m[1]}/replay`, `Ranked game ${m[1]}`);
 else if (path === "/arena") openArena();
 else if (path === "/analysis") openAnalysis();
 else openSetup();

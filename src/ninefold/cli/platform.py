@@ -1,0 +1,252 @@
+"""`ninefold platform`: the competition platform's commands.
+
+The server side (`serve --platform URL` runs the web pages, uploads and,
+with ``--workers``, the ranked games): ``worker`` (one match worker, started
+by the server or by hand on another machine), ``run`` (the scheduler and
+workers without the web server: here, or on a Ray cluster), ``admin`` and
+``contest`` (an operator's set-up, straight on the database). The author's
+side, over HTTP: ``token`` (an API token from a name and password) and
+``upload`` (send an archive, wait for its compile and input test).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import typer
+
+from ninefold.cli import _fail, app, console, err
+
+platform_app = typer.Typer(
+    help="The competition platform: workers, set-up, and uploading a bot.",
+    no_args_is_help=True,
+)
+app.add_typer(platform_app, name="platform")
+
+DB_HELP = "The platform's database: sqlite:///FILE or postgresql+psycopg://..."
+DEFAULT_URL = "sqlite:///ninefold-platform.sqlite"
+SERVER_HELP = "The platform's web address (env NINEFOLD_SERVER)."
+
+
+def _store(url: str):  # the store's module loads SQLAlchemy: only when asked
+    from ninefold.platform.store import Store
+
+    try:
+        return Store(url)
+    except Exception as exc:  # an unreachable server, a newer schema...
+        _fail(f"cannot open the platform database {url}: {exc}")
+
+
+@platform_app.command()
+def worker(
+    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+    name: str = typer.Option("", help="The worker's name in the database (default: host-pid)."),
+    cache: str = typer.Option(".ninefold-cache", help="Where compiled bots are unpacked."),
+    lease: float = typer.Option(30.0, min=1.0, help="Seconds a claim lasts unless renewed."),
+) -> None:
+    """Play queued ranked games one at a time until stopped (SIGTERM or Ctrl-C)."""
+    from ninefold.platform.workers import work
+
+    store = _store(db)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    label = name or f"{os.uname().nodename}-{os.getpid()}"
+    with contextlib.suppress(KeyboardInterrupt):
+        work(store, label, Path(cache), stop, lease_s=lease)
+
+
+@platform_app.command()
+def run(
+    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+    workers: int = typer.Option(2, min=0, help="Match workers on this machine."),
+    ray: str = typer.Option("", help="A Ray cluster's address ('auto', 'host:port'): "
+                            "games run there as tasks instead (pip install ninefold[cluster])."),
+    cache: str = typer.Option(".ninefold-cache", help="Where compiled bots are unpacked."),
+    games: int = typer.Option(0, min=0, help="Stop once this many games are done (0: never)."),
+) -> None:
+    """Run the scheduler and the match workers (without the web pages) until stopped."""
+    from ninefold.platform.workers import Pool
+
+    store = _store(db)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    if ray:
+        from ninefold.platform.cluster import RayRunner
+
+        runner = RayRunner(db, ray, Path(cache)).start()
+    else:
+        runner = Pool(db, workers, Path(cache)).start()
+    err.print(f"ninefold: ranked play on {db} ({f'Ray at {ray}' if ray else f'{workers} workers'}"
+              "; Ctrl-C stops)", highlight=False, markup=False)
+    try:
+        while not stop.wait(1.0):
+            if games and sum(store.counts(c.id).get("done", 0) for c in store.contests()) >= games:
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        runner.close()
+
+
+@platform_app.command()
+def admin(
+    name: str = typer.Argument(..., help="An existing account's name."),
+    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+    revoke: bool = typer.Option(False, "--revoke", help="Take the admin role away instead."),
+) -> None:
+    """Make an account an admin (admins create contests)."""
+    store = _store(db)
+    if store.user_by_name(name) is None:
+        _fail(f"no account {name!r}: sign up on the web page first")
+    store.set_admin(name, not revoke)
+    console.print(f"{name} is {'no longer ' if revoke else ''}an admin", highlight=False)
+
+
+@platform_app.command()
+def contest(
+    name: str = typer.Argument(..., help="Its name in links: lower-case letters, digits, -."),
+    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+    title: str = typer.Option("", help="Its title on the pages."),
+    rules: str = typer.Option("standard", help="A rules preset."),
+    protocol: str = typer.Option("riddles", help="riddles, aigames or codingame."),
+    tc: str = typer.Option("", help="Changes to the protocol's clock, e.g. bank=10000,inc=500."),
+    openings: str = typer.Option("random4", help="random4 or none."),
+    max_bots: int = typer.Option(3, min=1, help="Bots an author may have in it."),
+) -> None:
+    """Create a contest straight on the database (the web page's admin form does the same)."""
+    from ninefold.protocols.clock import TimeControl
+    from ninefold.variants import Rules
+
+    try:
+        Rules.parse(rules)
+        if tc.strip():
+            TimeControl.parse(tc)
+        if protocol not in ("riddles", "aigames", "codingame"):
+            raise ValueError(f"no such protocol {protocol!r}: riddles, aigames or codingame")
+        if openings not in ("random4", "none"):
+            raise ValueError(f"openings must be random4 or none, not {openings!r}")
+    except ValueError as exc:
+        _fail(str(exc))
+    store = _store(db)
+    try:
+        made = store.add_contest(name=name, title=title, rules=rules, protocol=protocol,
+                                 time_control=tc, openings=openings, max_bots_per_user=max_bots,
+                                 created_by=None)
+    except ValueError as exc:
+        _fail(str(exc))
+    console.print(f"contest {made.name} created", highlight=False)
+
+
+# --- the author's side: HTTP -------------------------------------------------------------
+
+
+def _request(server: str, method: str, path: str, *, token: str | None = None,
+             body: bytes | None = None, content_type: str | None = None,
+             opener: urllib.request.OpenerDirector | None = None) -> dict:
+    """A JSON request to the platform; a refusal or an unreachable server ends the command
+    with the server's one-line reason."""
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    if content_type:
+        headers["Content-Type"] = content_type
+    req = urllib.request.Request(server.rstrip("/") + path, data=body, method=method,
+                                 headers=headers)
+    try:
+        with (opener or urllib.request.build_opener()).open(req, timeout=60) as response:
+            return json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        try:
+            detail = json.loads(exc.read()).get("detail", exc.reason)
+        except ValueError:
+            detail = exc.reason
+        _fail(f"{server} refused: {detail} (HTTP {exc.code})")
+    except (urllib.error.URLError, OSError) as exc:
+        _fail(f"cannot reach {server}: {getattr(exc, 'reason', exc)}")
+
+
+def multipart(fields: dict[str, str], file_field: str, filename: str,
+              data: bytes) -> tuple[bytes, str]:
+    """A multipart/form-data body and its content type.
+
+    >>> body, kind = multipart({"bot": "b1"}, "file", "b.zip", b"PK")
+    >>> kind.startswith("multipart/form-data; boundary=") and b'name="bot"' in body
+    True
+    """
+    boundary = "ninefold-" + secrets.token_hex(12)
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'
+             .encode() for k, v in fields.items()]
+    safe = filename.replace('"', "_").replace("\r", "_").replace("\n", "_")
+    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{file_field}"; '
+                 f'filename="{safe}"\r\nContent-Type: application/octet-stream\r\n\r\n'.encode()
+                 + data + b"\r\n")
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+@platform_app.command()
+def token(
+    user: str = typer.Option(..., help="Your account's name."),
+    server: str = typer.Option("http://127.0.0.1:8000", envvar="NINEFOLD_SERVER",
+                               help=SERVER_HELP),
+) -> None:
+    """Print a new API token (asks for the password; env NINEFOLD_PASSWORD)."""
+    password = os.environ.get("NINEFOLD_PASSWORD") or typer.prompt("Password", hide_input=True)
+    login = json.dumps({"name": user, "password": password}).encode()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())  # the session
+    _request(server, "POST", "/api/platform/login", body=login, opener=opener,
+             content_type="application/json")
+    print(_request(server, "POST", "/api/platform/tokens", body=b"", opener=opener)["token"])
+
+
+@platform_app.command()
+def upload(
+    archive: str = typer.Argument(..., help="A .zip, .tar.gz or .tar of the bot's sources."),
+    contest: str = typer.Option(..., help="The contest's name."),
+    bot: str = typer.Option("", help="The bot's name (default: the archive's name)."),
+    server: str = typer.Option("http://127.0.0.1:8000", envvar="NINEFOLD_SERVER",
+                               help=SERVER_HELP),
+    api_token: str = typer.Option(..., "--token", envvar="NINEFOLD_TOKEN",
+                                  help="An API token (ninefold platform token)."),
+    wait: bool = typer.Option(True, help="Wait for the compile and the input test."),
+) -> None:
+    """Upload a bot (or a new version of yours); prints its compile log and input test."""
+    path = Path(archive)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {archive}: {exc.strerror or exc}")
+    name = bot or path.name.split(".")[0]
+    body, kind = multipart({"bot": name}, "file", path.name, data)
+    version = _request(server, "POST", f"/api/platform/contests/{contest}/bots", token=api_token,
+                       body=body, content_type=kind)
+    err.print(f"uploaded {name} v{version['number']} ({version['language']}); "
+              f"bot page: {server.rstrip('/')}/platform/bot/{version['bot']}",
+              highlight=False, markup=False)
+    if not wait:
+        return
+    shown = ""
+    while version["status"] in ("uploaded", "compiling", "testing"):
+        if version["status"] != shown:
+            err.print(f"{version['status']}...", highlight=False, markup=False)
+            shown = version["status"]
+        time.sleep(0.5)
+        version = _request(server, "GET", f"/api/platform/versions/{version['id']}",
+                           token=api_token)
+    for title, key in (("compile log", "compile_log"), ("input test", "test_log")):
+        if version.get(key):
+            print(f"--- {title}\n{version[key].rstrip()}")
+    if version["status"] != "active":
+        _fail(f"{name} v{version['number']}: {version['status'].replace('_', ' ')}")
+    print(f"{name} v{version['number']} is active in {contest}")
+    sys.stdout.flush()

@@ -1,0 +1,142 @@
+"""Accounts: argon2 password hashes, names and passwords that are allowed, sessions.
+
+A log-in makes a session: a random token for the browser's cookie (14 days)
+or for a bot author's scripts (an API token, a year). The database keeps
+only the token's sha256, so a stolen copy of it logs no one in. A wrong
+name and a wrong password get the same answer, after the same work.
+
+>>> check_name("ann_42")
+'ann_42'
+>>> verify_password(hash_password("correct horse"), "correct horse")
+True
+>>> verify_password("not a hash", "correct horse")
+False
+>>> token, digest = new_token()
+>>> token_hash(token) == digest and len(digest) == 64
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import secrets
+import time
+from collections.abc import Callable
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from ninefold.platform.store import NameTaken, Store, User
+
+DAY = 24 * 3600.0
+LIFETIMES = {"cookie": 14 * DAY, "api": 365 * DAY}  # a session's life by kind, in seconds
+NAME = re.compile(r"[A-Za-z0-9_-]{3,32}\Z")
+PASSWORD_LENGTHS = range(8, 257)
+TOKEN_BYTES = 32
+WRONG = "wrong name or password"
+
+HASHER = PasswordHasher()  # argon2id with the library's current defaults
+
+
+class AuthError(ValueError):
+    """A sign-up or log-in refused (one line)."""
+
+
+def check_name(name: str) -> str:
+    """`name` if it is allowed as a user name, else ValueError.
+
+    >>> check_name("a b")
+    Traceback (most recent call last):
+    ValueError: 'a b' is not a name: use 3 to 32 letters, digits, - and _
+    """
+    if not NAME.match(name):
+        raise ValueError(f"{name!r} is not a name: use 3 to 32 letters, digits, - and _")
+    return name
+
+
+def check_password(password: str) -> str:
+    """`password` if its length is allowed, else ValueError."""
+    if len(password) not in PASSWORD_LENGTHS:
+        raise ValueError(f"a password has {PASSWORD_LENGTHS.start} to "
+                         f"{PASSWORD_LENGTHS.stop - 1} characters")
+    return password
+
+
+def hash_password(password: str) -> str:
+    return HASHER.hash(password)
+
+
+def verify_password(password_hash: str, password: str) -> bool:
+    """Whether `password` matches `password_hash`; False for a hash that is no argon2
+    hash at all."""
+    try:
+        return HASHER.verify(password_hash, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """What an unknown name's password is checked against, to take as long as a known one."""
+    return hash_password(secrets.token_urlsafe(16))
+
+
+def token_hash(token: str) -> str:
+    """The sha256 (hex) under which a session's token is stored."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> tuple[str, str]:
+    """A new random session token and its hash."""
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    return token, token_hash(token)
+
+
+class Accounts:
+    """Sign-up, log-in and sessions on a `Store`; `clock` tells the time (epoch seconds)."""
+
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
+        self.store, self.clock = store, clock
+
+    def sign_up(self, name: str, password: str) -> User:
+        """A new user; ValueError for a name or password not allowed, `AuthError` for a
+        name taken (in any letter case)."""
+        check_name(name)
+        check_password(password)
+        try:
+            return self.store.add_user(name, hash_password(password), now=self.clock())
+        except NameTaken as exc:
+            raise AuthError(str(exc)) from None
+
+    def log_in(self, name: str, password: str, kind: str = "cookie") -> tuple[User, str]:
+        """The user and a new session token of `kind` (``cookie`` or ``api``); `AuthError`
+        with one message whether the name or the password was wrong."""
+        if kind not in LIFETIMES:
+            raise ValueError(f"no session kind {kind!r}: cookie or api")
+        user = self.store.user_by_name(name)
+        ok = verify_password(user.password_hash if user else _dummy_hash(), password)
+        if user is None or not ok:
+            raise AuthError(WRONG)
+        if HASHER.check_needs_rehash(user.password_hash):  # hashed with older parameters
+            self.store.set_password(user.name, hash_password(password))
+            user = self.store.user(user.id) or user
+        now = self.clock()
+        token, digest = new_token()
+        self.store.add_session(user.id, digest, kind, now + LIFETIMES[kind], now=now)
+        return user, token
+
+    def api_token(self, user: User) -> str:
+        """A new API token for `user` (already signed in), for scripts and the CLI."""
+        now = self.clock()
+        token, digest = new_token()
+        self.store.add_session(user.id, digest, "api", now + LIFETIMES["api"], now=now)
+        return token
+
+    def user_for(self, token: str) -> User | None:
+        """The user of a session token still valid, or None."""
+        return self.store.session_user(token_hash(token), self.clock()) if token else None
+
+    def log_out(self, token: str) -> None:
+        self.store.drop_session(token_hash(token))

@@ -1,0 +1,316 @@
+"""Unpacking an uploaded bot archive safely: .zip, .tar, .tar.gz/.tgz, .tar.bz2, .tar.xz.
+
+An upload is hostile data. `unpack` refuses, with one line (`ArchiveError`):
+
+- an upload, a file count or an unpacked size over its `ArchiveLimits`;
+- absolute paths, ``..``, drive letters and backslashes in names;
+- links (symbolic or hard), devices, fifos and sparse files: only files and folders;
+- bombs: the sizes the archive declares are checked first, and the bytes really
+  unpacked are counted while they stream, so a lying header or a 1 GB bomb
+  stops at the limit, having written no more than it;
+- encrypted zip members, and rar archives (no tool here can test them).
+
+It unpacks into a hidden folder beside `dest` and renames it at the end, so
+`dest` is complete or absent. Modes are normalised (files 0644, or 0755 when
+the archive marks them executable; folders 0755). Nothing is ever unpacked
+recursively: a zip inside the archive stays a file.
+
+>>> import io, tempfile, zipfile
+>>> buf = io.BytesIO()
+>>> with zipfile.ZipFile(buf, "w") as z:
+...     z.writestr("mybot/main.py", "print('hi')")
+...     z.writestr("mybot/lib/util.py", "")
+>>> dest = Path(tempfile.mkdtemp()) / "src"
+>>> unpack(buf.getvalue(), "mybot.zip", dest)   # the single top folder is stripped
+['lib/util.py', 'main.py']
+>>> try:
+...     unpack(b"Rar!\\x1a\\x07\\x00...", "bot.rar", Path(tempfile.mkdtemp()) / "src")
+... except ArchiveError as exc:
+...     print(exc)
+rar archives are not supported here; upload a .zip or .tar.gz
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import gzip
+import io
+import lzma
+import os
+import re
+import shutil
+import stat
+import struct
+import tarfile
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+from ninefold.options import clip
+
+SUPPORTED = ".zip, .tar.gz, .tgz, .tar, .tar.bz2 or .tar.xz"
+CHUNK = 1 << 16
+RATIO_FLOOR = 1 << 20  # members smaller than this are never called bombs, whatever their ratio
+HEADER_ROOM = 4 << 20  # tar headers, padding and long names, beyond the members' own bytes
+
+# The first bytes of each kind of archive (a plain tar says "ustar" at offset 257).
+MAGIC = (
+    (b"PK\x03\x04", "zip"), (b"PK\x05\x06", "zip"), (b"\x1f\x8b", "gz"), (b"BZh", "bz2"),
+    (b"\xfd7zXZ\x00", "xz"), (b"Rar!\x1a\x07", "rar"),
+)
+_DECOMPRESSORS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
+    "gz": lambda f: gzip.GzipFile(fileobj=f),
+    "bz2": bz2.BZ2File,
+    "xz": lzma.LZMAFile,
+    "tar": lambda f: f,
+}
+# What a damaged archive raises from deep inside the standard library while it is read
+# (bz2 and gzip raise OSError, zipfile ValueError for a bad offset).
+_DAMAGED = (zipfile.BadZipFile, tarfile.TarError, zlib.error, lzma.LZMAError, EOFError,
+            OSError, ValueError, NotImplementedError, struct.error)
+
+
+class ArchiveError(ValueError):
+    """An archive refused, with the reason in one line."""
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """How much an archive may hold."""
+
+    max_upload_bytes: int = 16 << 20  # the archive itself
+    max_files: int = 1000  # entries: files and folders
+    max_unpacked_bytes: int = 64 << 20  # all files together, unpacked
+    max_ratio: int = 200  # unpacked / compressed, for one member (of at least RATIO_FLOOR)
+    max_name_bytes: int = 255  # one part of a path
+
+
+@dataclass
+class _Member:
+    """One entry of an archive, whatever its kind."""
+
+    name: str
+    kind: str  # "file", "dir", "link" or "other"
+    executable: bool
+    declared: int  # the size its header claims
+    open: Callable[[], IO[bytes]]
+
+
+def archive_kind(data: bytes, filename: str) -> str:
+    """``zip``, ``gz``, ``bz2``, ``xz`` (compressed tars) or ``tar``, from the first bytes
+    (the name only when they say nothing: an old tar); `ArchiveError` for anything else.
+
+    >>> archive_kind(b"PK\\x03\\x04rest", "bot.tar.gz"), archive_kind(b"\\x1f\\x8b...", "x.tgz")
+    ('zip', 'gz')
+    >>> try:
+    ...     archive_kind(b"7z\\xbc\\xaf\\x27\\x1c...", "bot.7z")
+    ... except ArchiveError as exc:
+    ...     print(exc)
+    'bot.7z' is not a .zip, .tar.gz, .tgz, .tar, .tar.bz2 or .tar.xz archive
+    """
+    kind = next((k for magic, k in MAGIC if data.startswith(magic)), None)
+    if kind is None and (data[257:262] == b"ustar" or filename.lower().endswith(".tar")):
+        kind = "tar"
+    if kind == "rar" or filename.lower().endswith(".rar"):
+        raise ArchiveError("rar archives are not supported here; upload a .zip or .tar.gz")
+    if kind is None:
+        raise ArchiveError(f"{clip(filename)} is not a {SUPPORTED} archive")
+    return kind
+
+
+def safe_path(name: str, limits: ArchiveLimits = ArchiveLimits()) -> PurePosixPath | None:
+    """A member's name as a relative path inside the archive, or None for its root (``./``);
+    `ArchiveError` for a name that could land outside it.
+
+    >>> safe_path("./bot/./main.py"), safe_path("./")
+    (PurePosixPath('bot/main.py'), None)
+    >>> safe_path("bot/../../etc/passwd")
+    Traceback (most recent call last):
+    ...
+    ninefold.platform.archive.ArchiveError: 'bot/../../etc/passwd': '..' in a path is not allowed
+    """
+    if "\\" in name:
+        raise ArchiveError(f"{clip(name)}: backslashes in a path are not allowed")
+    if name.startswith("/") or re.match(r"[A-Za-z]:", name):
+        raise ArchiveError(f"{clip(name)}: absolute paths are not allowed")
+    if any(ord(c) < 32 or c == "\x7f" for c in name):
+        raise ArchiveError(f"{clip(name)}: control characters in a path are not allowed")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise ArchiveError(f"{clip(name)}: '..' in a path is not allowed")
+    if any(len(p.encode()) > limits.max_name_bytes for p in parts):
+        raise ArchiveError(f"{clip(name)}: a name longer than {limits.max_name_bytes} bytes")
+    return PurePosixPath(*parts) if parts else None
+
+
+def unpack(data: bytes, filename: str, dest: Path, limits: ArchiveLimits = ArchiveLimits(),
+           *, strip_single_folder: bool = True) -> list[str]:
+    """Unpack `data` (an archive called `filename`) into the new folder `dest`; its files,
+    relative and sorted. If every entry sits under one top folder, that folder is
+    stripped (unless `strip_single_folder` is False). Raises `ArchiveError`."""
+    dest = Path(dest)
+    if len(data) > limits.max_upload_bytes:
+        raise ArchiveError(f"the upload is {_mib(len(data))}: at most "
+                           f"{_mib(limits.max_upload_bytes)}")
+    kind = archive_kind(data, filename)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise FileExistsError(f"cannot unpack into {dest}: it already exists")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    temp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent))
+    try:
+        files = _read(data, filename, kind, temp, limits)
+        top = temp
+        entries = list(temp.iterdir())
+        if strip_single_folder and len(entries) == 1 and entries[0].is_dir():
+            top = entries[0]
+            prefix = entries[0].name + "/"
+            files = [f.removeprefix(prefix) for f in files]
+        os.chmod(top, 0o755)
+        os.replace(top, dest)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+    return sorted(files)
+
+
+def _read(data: bytes, filename: str, kind: str, root: Path, limits: ArchiveLimits) -> list[str]:
+    """Unpack the archive under `root`; the files written. A damaged archive raises
+    `ArchiveError`, whatever the standard library raised."""
+    try:
+        if kind == "zip":
+            return _write(_zip_members(data, limits), root, limits)
+        return _write(_tar_members(data, kind, limits), root, limits)
+    except ArchiveError:
+        raise
+    except _DAMAGED as exc:
+        raise ArchiveError(f"{clip(filename)} is damaged or not a {kind} archive "
+                           f"({_reason(exc)})") from None
+
+
+def _zip_members(data: bytes, limits: ArchiveLimits) -> Iterator[_Member]:
+    """A zip's members, after the checks its central directory allows (count, sizes, ratios)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        infos = zf.infolist()
+        _check_count(len(infos), limits)
+        declared = sum(i.file_size for i in infos)
+        if declared > limits.max_unpacked_bytes:
+            raise ArchiveError(f"the archive unpacks to {_mib(declared)}: at most "
+                               f"{_mib(limits.max_unpacked_bytes)}")
+        for info in infos:
+            if info.flag_bits & 0x1:
+                raise ArchiveError(f"{clip(info.filename)} is encrypted: upload it without "
+                                   "a password")
+            ratio = info.file_size // max(info.compress_size, 1)
+            if info.file_size > RATIO_FLOOR and ratio > limits.max_ratio:
+                raise ArchiveError(f"{clip(info.filename)} unpacks {ratio} times larger than "
+                                   f"it is packed (at most {limits.max_ratio}): a zip bomb?")
+            mode = info.external_attr >> 16
+            kind = ("dir" if info.is_dir() else
+                    "file" if not stat.S_IFMT(mode) or stat.S_ISREG(mode) else
+                    "dir" if stat.S_ISDIR(mode) else
+                    "link" if stat.S_ISLNK(mode) else "other")
+            yield _Member(info.filename, kind, bool(mode & 0o111), info.file_size,
+                          lambda info=info: zf.open(info))
+
+
+def _tar_members(data: bytes, kind: str, limits: ArchiveLimits) -> Iterator[_Member]:
+    """A tar's members, read as a stream through a decompressor that stops at the limit."""
+    budget = limits.max_unpacked_bytes + HEADER_ROOM + 1024 * limits.max_files
+    with (_DECOMPRESSORS[kind](io.BytesIO(data)) as raw,
+          tarfile.open(fileobj=_Capped(raw, budget, limits), mode="r|") as tf):
+        for count, info in enumerate(tf, 1):
+            _check_count(count, limits)
+            what = ("file" if info.isreg() and not info.issparse() else
+                    "dir" if info.isdir() else
+                    "link" if info.issym() or info.islnk() else "other")
+            yield _Member(info.name, what, bool(info.mode & 0o111), info.size,
+                          lambda info=info: tf.extractfile(info))
+
+
+def _write(members: Iterator[_Member], root: Path, limits: ArchiveLimits) -> list[str]:
+    """Write the members under `root`, counting every byte; the files written."""
+    files: list[str] = []
+    total = 0
+    for m in members:
+        path = safe_path(m.name, limits)
+        if path is None or path.parts[0] == "__MACOSX":  # the root; macOS's resource forks
+            continue
+        if m.kind == "link":
+            raise ArchiveError(f"{clip(m.name)} is a link: links are not allowed")
+        if m.kind == "other":
+            raise ArchiveError(f"{clip(m.name)}: only plain files and folders are allowed "
+                               "(no devices, fifos or sparse files)")
+        if m.kind == "file" and total + m.declared > limits.max_unpacked_bytes:
+            raise _too_big(limits)
+        target = root.joinpath(*path.parts)
+        try:
+            if m.kind == "dir":
+                target.mkdir(mode=0o755, parents=True, exist_ok=True)
+                os.chmod(target, 0o755)
+                continue
+            target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            raise ArchiveError(f"{clip(m.name)} appears twice, or as a file and a folder") \
+                from None
+        except OSError as exc:
+            raise ArchiveError(f"{clip(m.name)} cannot be unpacked ({_reason(exc)})") from None
+        with os.fdopen(fd, "wb") as out, contextlib.closing(m.open()) as src:
+            written = 0
+            while chunk := src.read(CHUNK):
+                written += len(chunk)
+                if written > m.declared:
+                    raise ArchiveError(f"{clip(m.name)} holds more than its header says")
+                if total + written > limits.max_unpacked_bytes:
+                    raise _too_big(limits)
+                out.write(chunk)
+            os.fchmod(out.fileno(), 0o755 if m.executable else 0o644)
+        total += written
+        files.append(path.as_posix())
+    if not files:
+        raise ArchiveError("the archive holds no files")
+    return files
+
+
+class _Capped(io.RawIOBase):
+    """A stream that raises `ArchiveError` once more than `budget` bytes come out of it."""
+
+    def __init__(self, raw: IO[bytes], budget: int, limits: ArchiveLimits) -> None:
+        self.raw, self.left, self.limits = raw, budget, limits
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        want = self.left + 1 if n is None or n < 0 else min(n, self.left + 1)
+        data = self.raw.read(want)
+        self.left -= len(data)
+        if self.left < 0:
+            raise _too_big(self.limits)
+        return data
+
+
+def _too_big(limits: ArchiveLimits) -> ArchiveError:
+    return ArchiveError(f"the archive unpacks to more than {_mib(limits.max_unpacked_bytes)}")
+
+
+def _check_count(count: int, limits: ArchiveLimits) -> None:
+    if count > limits.max_files:
+        raise ArchiveError(f"the archive holds more than {limits.max_files} files and folders")
+
+
+def _mib(n: int) -> str:
+    """A size for a message.
+
+    >>> _mib(16 << 20), _mib(1 << 19), _mib(3 << 29)
+    ('16 MiB', '0.5 MiB', '1536 MiB')
+    """
+    return f"{n >> 20} MiB" if n % (1 << 20) == 0 or n >= 10 << 20 else f"{n / (1 << 20):.1f} MiB"
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__

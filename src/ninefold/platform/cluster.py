@@ -1,0 +1,105 @@
+"""Ranked play on a Ray cluster (``pip install ninefold[cluster]``).
+
+The scheduler stays one process beside the database; each game becomes a
+Ray task (`workers.play`, the same function a local worker runs) on any
+node with a free CPU. The runner claims a game in the database before it
+submits the task and keeps renewing the claim while the task runs; the
+result comes back to the runner, which hands it in with the claim, so the
+database is written from one place. A node or worker lost mid-game: Ray
+runs the task again elsewhere (``max_retries``); if it cannot, the claim is
+given back and the game is queued again. Either way the game is counted
+once: the store keeps only a result whose claim is current.
+
+Every node needs ninefold and bubblewrap installed (the compiled bots travel
+inside the task, as the tar kept in the database).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ninefold.platform.store import Store
+from ninefold.platform.workers import LEASE_S, QUEUE_PER_WORKER, Job, job_for, play, schedule_once
+
+RETRIES = 3  # times Ray runs a game again after its worker died
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError("Ray is not installed: pip install 'ninefold[cluster]'") from None
+    return ray
+
+
+class RayRunner:
+    """The scheduler, with games played as tasks on the Ray cluster at `address`."""
+
+    def __init__(self, url: str, address: str, cache: Path, *, lease_s: float = LEASE_S,
+                 tick_s: float = 0.3) -> None:
+        self.url, self.address, self.cache = url, address, cache
+        self.lease_s, self.tick_s = lease_s, tick_s
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.ray = _ray()
+        self.remote: Any = None
+
+    def start(self) -> RayRunner:
+        ray = self.ray
+        if not ray.is_initialized():
+            ray.init(address=self.address, logging_level="error", log_to_driver=False)
+        self.remote = ray.remote(num_cpus=1, max_retries=RETRIES)(play)
+        self.thread = threading.Thread(target=self._run, daemon=True, name="platform-ray")
+        self.thread.start()
+        return self
+
+    def slots(self) -> int:
+        return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+
+    def _run(self) -> None:
+        store = Store(self.url)
+        rng = random.Random()
+        running: dict[Any, Job] = {}  # Ray's object ref -> the claimed job
+        renewed = time.monotonic()
+        name = f"ray:{self.address}"
+        while not self.stop.is_set():
+            slots = self.slots()
+            schedule_once(store, max(2, QUEUE_PER_WORKER * slots), rng)
+            while len(running) < slots:
+                game = store.claim(name, self.lease_s, time.time())
+                if game is None:
+                    break
+                job = job_for(store, game)
+                running[self.remote.remote(job, str(self.cache))] = job
+            if running:
+                done, _ = self.ray.wait(list(running), num_returns=len(running),
+                                        timeout=self.tick_s)
+                for ref in done:
+                    self._hand_in(store, running.pop(ref), ref)
+            else:
+                self.stop.wait(self.tick_s)
+            if time.monotonic() - renewed > self.lease_s / 3:
+                for job in running.values():
+                    store.renew(job.game_id, job.claim, self.lease_s, time.time())
+                renewed = time.monotonic()
+        for job in running.values():  # stopped: these games go back to the queue
+            store.release(job.game_id, job.claim)
+
+    def _hand_in(self, store: Store, job: Job, ref: Any) -> None:
+        try:
+            played = self.ray.get(ref)
+        except Exception:  # the task failed for good (its node is gone...)
+            store.release(job.game_id, job.claim)
+            return
+        store.finish(job.game_id, job.claim, played.result, played.reason, played.moves,
+                     played.times_ms, played.x_log, played.o_log, time.time())
+
+    def close(self) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join()
+        self.ray.shutdown()

@@ -1,0 +1,1 @@
+"""The platform database's Alembic migrations (run by `ninefold.platform.store.migrate`)."""

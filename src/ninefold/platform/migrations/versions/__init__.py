@@ -1,0 +1,1 @@
+"""One file a schema revision, oldest first: ``0001_initial``, ``0002_...``."""

@@ -1,0 +1,335 @@
+"""The sandbox: bubblewrap (``bwrap``) around every compile and every game of an uploaded bot.
+
+What one run in it gets, and so what it guards against:
+
+- **no network**: a network namespace of its own, with only a loopback of its
+  own in it: no route out, to the host or anywhere, and no DNS;
+- **none of the server's files**: it sees ``/usr`` (read-only), the few runtime
+  files of ``/etc`` in `ETC`, a ``/proc`` of its own processes, a minimal
+  ``/dev``, and ``/bot``: a tmpfs of `Limits.disk_mb`, the only writable place
+  (``/tmp`` points into it; ``/`` and ``/dev`` are read-only). The bot's
+  folder is copied in as a tar stream, never bound, so another bot's folder
+  is nowhere in sight, and the folder's path need not be reachable by the
+  sandbox's user. Nor is the server's environment: bwrap starts with an
+  empty one, and gives the bot only PATH, HOME and LANG;
+- **a user of its own**: run as root, each sandbox becomes user and group
+  `SANDBOX_UID_BASE` + its launcher's pid (unique among running sandboxes, no
+  other process has it), so the process limit, which Linux counts per user
+  across namespaces, is its own: a fork bomb in one sandbox cannot starve
+  another, nor signal or trace it. Run as another user, it stays that user
+  (bwrap unprivileged), which is weaker: see below;
+- **limits** (rlimits, as cgroups are not writable here): address space
+  (memory), CPU seconds, processes and threads, file size, open files; no
+  core dumps;
+- **no leftovers**: its own pid namespace and ``--die-with-parent``: when the
+  launcher dies (the arena's supervisor kills it when the game ends,
+  `compile_bot` at its time limit), everything inside dies, and the tmpfs
+  with it. Nested user namespaces are disabled, and it runs in a new session
+  (no terminal to push keys into).
+
+What it does not guard against: kernel exploits (the kernel is shared, this
+is not a VM, and there is no seccomp filter); CPU and cache side channels;
+denial of service through the kernel (kernel memory: its tmpfs caps bytes, not
+inodes, so millions of empty files cost the host memory until the run ends);
+wall-clock contention (bots running at once share the CPUs). Not run as root,
+every sandbox shares your user's process count: `nproc` is then added to
+what your user runs already, and concurrent sandboxes share that headroom.
+
+>>> limits = Limits(memory_mb=256)
+>>> argv = command(Path("/usr/share"), "exec ./bot", limits)
+>>> argv[:2], f"--as={256 << 20}" in argv, argv[-1]
+(['/bin/sh', '-c'], True, 'tar -xf - -C /bot <&3 && exec 3<&- && mkdir -p .tmp && exec ./bot')
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import glob
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import IO
+
+from ninefold.platform.archive import HEADER_ROOM, ArchiveError, ArchiveLimits, unpack
+from ninefold.platform.recipes import Recipe, RecipeError
+
+# Root's sandboxes run as SANDBOX_UID_BASE + their launcher's pid (pids stay below 2**22):
+# above the ranges systemd hands to containers, below 2**31, unused by any account.
+SANDBOX_UID_BASE = 0x7000_0000
+PID_SPAN = 1 << 22
+# What runtimes read from the host's /etc, bound read-only: /usr/bin/java and cc are links
+# through /etc/alternatives, the JVM reads its configuration from /etc/java-NN-openjdk, the
+# dynamic loader its cache. Nothing else of /etc is visible (no passwd, shadow, hosts).
+ETC = ("/etc/alternatives", "/etc/java-*", "/etc/ld.so.cache", "/etc/ld.so.conf",
+       "/etc/ld.so.conf.d", "/etc/localtime")
+# Top-level folders a runtime may use: links into /usr on a merged-/usr system (mirrored
+# as links), else bound read-only.
+TOP_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+LOG_BYTES = 64 << 10  # compile output kept
+BUILD_FILES = 10_000  # files a compiled folder may hold
+KILL_WAIT_S = 5.0  # a killed sandbox's processes are gone within this
+
+# The launcher, run by /bin/sh on the host as the caller (root or not): it streams the bot's
+# folder ($1) as a tar into fd 3 of the rest of its arguments (the jail), keeping stdin for
+# the bot; as root it first becomes a user of its own, SANDBOX_UID_BASE + its pid ($$).
+_LAUNCHER = ('exec 4<&0; tar -C "$1" -cf - . 4<&- | {{ exec 3<&0 <&4 4<&-; shift; '
+             '{become}exec "$@"; }}')
+_BECOME = ('u=$(({base} + $$)); '
+           'set -- {setpriv} --reuid "$u" --regid "$u" --clear-groups -- "$@"; ')
+# Inside the jail: unpack the folder from fd 3 into /bot (its working folder), then run.
+_INSIDE = "tar -xf - -C /bot <&3 && exec 3<&- && mkdir -p .tmp && {shell}"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one sandbox may use. Every limit but `disk_mb` and `wall_s` is an rlimit
+    of each of its processes."""
+
+    memory_mb: int = 1024  # address space (RLIMIT_AS): the JVM reserves far more than it uses
+    cpu_s: int = 300  # CPU seconds (RLIMIT_CPU)
+    nproc: int = 64  # processes and threads of its user (RLIMIT_NPROC): a JVM has 14
+    disk_mb: int = 128  # the tmpfs /bot (and /tmp), its only writable place
+    file_mb: int = 64  # the largest file it may write (RLIMIT_FSIZE)
+    wall_s: float = 60.0  # wall-clock time of a compile (a game has its clocks)
+    open_files: int = 256  # RLIMIT_NOFILE
+
+
+# Measured on Debian 12 (address space): javac with -J-Xmx512m needs 1 GiB (896 MiB fails),
+# g++ 128 MiB for a small bot; the fixtures compile in 0.1 s (C, Python) to 0.5 s (C++, Java).
+COMPILE_LIMITS = Limits(memory_mb=2048, cpu_s=120, disk_mb=192, file_mb=128, wall_s=60)
+# A game: memory_mb comes from the bot's recipe (`game_command`): the JVM needs 704 MiB with
+# the recipe's options, the fixture bots in C, C++ and Python under 16 MiB.
+GAME_LIMITS = Limits()
+
+
+@dataclass
+class Build:
+    """What `compile_bot` did: `log` ends with a line saying it."""
+
+    ok: bool
+    log: str
+    seconds: float
+
+
+TOOLS = {"bwrap": "bubblewrap", "prlimit": "util-linux", "setpriv": "util-linux",
+         "tar": "tar", "env": "coreutils"}  # the programs the sandbox needs, their packages
+
+
+@functools.cache
+def _tool(name: str) -> str:
+    """The program's full path (its bare name if it is missing: `available` says so)."""
+    return shutil.which(name) or shutil.which(name, path="/usr/bin:/usr/sbin") or name
+
+
+def _as_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _tasks(uid: int | None = None) -> dict[int, int]:
+    """The living processes (not zombies) of `uid` (None: of any sandbox user), with
+    their thread counts."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", "rb") as f:
+                status = dict(line.split(b":", 1) for line in f.read().splitlines()
+                              if b":" in line)
+        except OSError:
+            continue  # gone meanwhile
+        real = int(status[b"Uid"].split()[0])
+        mine = (real == uid if uid is not None
+                else SANDBOX_UID_BASE <= real < SANDBOX_UID_BASE + PID_SPAN)
+        if mine and status[b"State"].split()[0] not in (b"Z", b"X"):
+            found[int(entry)] = int(status[b"Threads"])
+    return found
+
+
+def leftovers() -> list[int]:
+    """The pids of living processes of any sandbox user (always empty when not root)."""
+    return sorted(_tasks()) if _as_root() else []
+
+
+def _nproc(limits: Limits) -> int:
+    """RLIMIT_NPROC for a sandbox: its own user's count as root, else on top of yours."""
+    if _as_root():
+        return limits.nproc
+    return limits.nproc + sum(_tasks(os.getuid()).values())
+
+
+def _jail(limits: Limits) -> list[str]:
+    """env, prlimit and bwrap, up to (not including) the command run inside. bwrap runs
+    with an empty environment: it is the sandbox's process 1, whose environment (the
+    server's) would be readable in /proc/1/environ."""
+    rlimits = [_tool("env"), "-i", _tool("prlimit"), f"--as={limits.memory_mb << 20}",
+               f"--cpu={limits.cpu_s}", f"--nproc={_nproc(limits)}",
+               f"--fsize={limits.file_mb << 20}", f"--nofile={limits.open_files}", "--core=0",
+               "--"]
+    jail = [_tool("bwrap"), "--unshare-all", "--unshare-user", "--disable-userns",
+            "--die-with-parent", "--new-session", "--hostname", "sandbox",
+            "--ro-bind", "/usr", "/usr"]
+    for top in TOP_DIRS:
+        if os.path.islink(top):
+            jail += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            jail += ["--ro-bind", top, top]
+    for pattern in ETC:
+        for path in sorted(glob.glob(pattern)):
+            jail += ["--ro-bind", path, path]
+    jail += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(limits.disk_mb << 20), "--tmpfs", "/bot",
+             "--symlink", "bot/.tmp", "/tmp",
+             "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/bot",
+             "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/bot",
+             "--setenv", "LANG", "C.UTF-8", "--"]
+    return rlimits + jail
+
+
+def command(src: Path, shell: str, limits: Limits) -> list[str]:
+    """The argv that runs the shell command `shell` in the sandbox, in /bot: a fresh,
+    writable copy of the folder `src`. Its first process, the launcher, lives as long
+    as the sandbox: killing it ends everything inside."""
+    src = Path(src).resolve()
+    if not src.is_dir():
+        raise FileNotFoundError(f"no bot folder {src}")
+    become = (_BECOME.format(base=SANDBOX_UID_BASE, setpriv=shlex.quote(_tool("setpriv")))
+              if _as_root() else "")
+    return ["/bin/sh", "-c", _LAUNCHER.format(become=become), "sandbox", str(src),
+            *_jail(limits), "sh", "-c", _INSIDE.format(shell=shell)]
+
+
+def game_command(build_dir: Path, recipe: Recipe, limits: Limits | None = None) -> str:
+    """The command line (for ``Seat.external``) that runs the compiled bot in `build_dir`
+    in the sandbox; the arena's supervisor kills it all when the game ends. `limits`:
+    `GAME_LIMITS` with the recipe's memory by default. Raises `RecipeError` if the
+    folder has no entry for the recipe."""
+    recipe = recipe.for_folder(build_dir)
+    limits = limits or replace(GAME_LIMITS, memory_mb=recipe.memory_mb)
+    return shlex.join(command(build_dir, f"exec {recipe.run}", limits))
+
+
+@functools.cache
+def available() -> str | None:
+    """None if the sandbox works here, else why not (one line)."""
+    for name, package in TOOLS.items():
+        if (name != "setpriv" or _as_root()) and not os.path.isabs(_tool(name)):
+            return f"{name} is not installed (apt-get install {package})"
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            Path(tmp, "probe").write_text("ok")
+            run = subprocess.run(command(Path(tmp), "cat probe", Limits(wall_s=30)),
+                                 stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"the sandbox cannot start: {exc}"
+    if run.returncode != 0 or run.stdout != b"ok":
+        lines = run.stderr.decode(errors="replace").strip().splitlines()
+        return f"the sandbox does not work here: {lines[-1] if lines else 'no output'}"
+    return None
+
+
+class _Capture(threading.Thread):
+    """Reads a stream to its end, keeping its first `cap` bytes and counting the rest;
+    the first byte past `cap` calls `on_overflow`."""
+
+    def __init__(self, stream: IO[bytes], cap: int,
+                 on_overflow: Callable[[], None] | None = None) -> None:
+        super().__init__(daemon=True)
+        self.stream, self.cap, self.on_overflow = stream, cap, on_overflow
+        self.data = bytearray()
+        self.dropped = 0
+        self.start()
+
+    def run(self) -> None:
+        while chunk := self.stream.read(65536):
+            room = self.cap - len(self.data)  # never negative
+            self.data += chunk[:room]
+            if len(chunk) > room:
+                self.dropped += len(chunk) - room
+                if self.on_overflow is not None:
+                    self.on_overflow()
+                    self.on_overflow = None
+
+
+def compile_bot(src: Path, recipe: Recipe, out: Path, limits: Limits = COMPILE_LIMITS) -> Build:
+    """Compile the bot in `src` with `recipe` in the sandbox; on success its folder (sources
+    and all) is unpacked into the new folder `out`. The log ends with what happened."""
+    t0 = time.monotonic()
+    try:
+        recipe = recipe.for_folder(src)
+    except RecipeError as exc:
+        return Build(False, f"compile failed: {exc}", 0.0)
+    shell = f"{{ {recipe.compile or 'true'}\n}} >&2 && exec tar -cf - --exclude=./.tmp ."
+    proc = subprocess.Popen(command(src, shell, limits), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    cap = (limits.disk_mb << 20) + HEADER_ROOM
+    output = _Capture(proc.stdout, cap, on_overflow=lambda: _kill(proc))
+    log = _Capture(proc.stderr, LOG_BYTES)
+    try:
+        status: int | None = proc.wait(timeout=limits.wall_s)
+    except subprocess.TimeoutExpired:
+        status = None
+        _kill(proc)
+    for reader in (output, log):
+        reader.join(KILL_WAIT_S)
+    seconds = time.monotonic() - t0
+    text = log.data.decode(errors="replace")
+    if log.dropped:
+        text += f"\n[{log.dropped} more bytes of compile output not kept]"
+    ended = _ending(status, output.dropped, limits)
+    if ended is None:
+        try:
+            unpack(bytes(output.data), "build.tar", out,
+                   ArchiveLimits(max_upload_bytes=cap, max_files=BUILD_FILES,
+                                 max_unpacked_bytes=limits.disk_mb << 20),
+                   strip_single_folder=False)
+        except ArchiveError as exc:
+            ended = f"compile failed: its result was refused ({exc})"
+    lines = [text.rstrip("\n")] if text.strip() else []
+    lines.append(ended or f"compiled in {seconds:.1f} s")
+    return Build(ended is None, "\n".join(lines), round(seconds, 3))
+
+
+def _ending(status: int | None, overflow: int, limits: Limits) -> str | None:
+    """Why a compile failed, in one line (None: it did not); `status` None: timed out.
+
+    >>> _ending(None, 0, Limits(wall_s=60))
+    'compile stopped after 60 s (time limit)'
+    >>> _ending(137, 0, Limits()), _ending(1, 0, Limits())
+    ('compile failed (killed by SIGKILL)', 'compile failed (exit 1)')
+    """
+    if overflow:
+        return f"compile output exceeded {limits.disk_mb} MiB"
+    if status is None:
+        return f"compile stopped after {limits.wall_s:g} s (time limit)"
+    sig = -status if status < 0 else status - 128 if status > 128 else 0
+    if sig in signal.valid_signals():
+        return f"compile failed (killed by {signal.Signals(sig).name})"
+    if status != 0:
+        return f"compile failed (exit {status})"
+    return None
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the launcher's group (bwrap's pid namespace takes everything inside with it)
+    and wait until the sandbox's user has no process left."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(KILL_WAIT_S)
+    if not _as_root():
+        return
+    deadline = time.monotonic() + KILL_WAIT_S
+    while _tasks(SANDBOX_UID_BASE + proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)

@@ -1,0 +1,153 @@
+"""From an uploaded archive to an active, ranked version of a bot.
+
+`submit` checks the archive at once (size, paths, links, bombs: see
+`ninefold.platform.archive`) and recognises the language (`ninefold.platform
+.recipes`): a bad upload is refused with one line and nothing is stored.
+A good one becomes a new version of the author's bot, ``uploaded``. Then the
+`Builder` (a thread of the server) takes it through the rest, each step in
+the sandbox, each step's log kept for its author:
+
+    uploaded -> compiling -> compile_failed
+                          -> testing -> test_failed
+                                     -> active (the bot's previous active version: retired)
+
+A server stopped mid-way picks the version up where it was when it starts
+again.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import tempfile
+import threading
+from pathlib import Path
+
+from ninefold.arena.checkbot import check_bot, passed, verdict
+from ninefold.arena.referee import Seat
+from ninefold.platform import recipes, sandbox
+from ninefold.platform.archive import ArchiveError, unpack
+from ninefold.platform.store import Bot, Contest, Store, TooManyBots, User, Version
+from ninefold.platform.workers import time_control
+
+MAX_BUILD_BYTES = 64 << 20  # a compiled folder kept in the database
+UNFINISHED = ("uploaded", "compiling", "testing")
+
+
+class UploadError(ValueError):
+    """An upload refused (one line); nothing was stored."""
+
+
+class NotYours(PermissionError):
+    """The bot belongs to someone else."""
+
+
+def inspect(data: bytes, filename: str) -> recipes.Recipe:
+    """Check an archive and recognise its language, or raise with the reason."""
+    with tempfile.TemporaryDirectory(prefix="ninefold-upload-") as tmp:
+        try:
+            files = unpack(data, filename, Path(tmp) / "src")
+            return recipes.detect(files)
+        except (ArchiveError, recipes.RecipeError) as exc:
+            raise UploadError(str(exc)) from None
+
+
+def submit(store: Store, contest: Contest, user: User, bot_name: str, filename: str,
+           data: bytes) -> tuple[Bot, Version]:
+    """Store a new version of `user`'s bot `bot_name` in `contest` (the bot is made on
+    its first upload); raises `UploadError` or `NotYours`."""
+    recipe = inspect(data, filename)
+    bot = next((b for b in store.bots(contest_id=contest.id) if b.name == bot_name), None)
+    if bot is None:
+        try:
+            bot = store.add_bot(contest.id, user.id, bot_name)
+        except TooManyBots as exc:
+            raise UploadError(f"{exc}: upload a new version of one of yours") from None
+    elif bot.owner_id != user.id:
+        raise NotYours(f"the bot {bot_name!r} belongs to someone else")
+    version = store.add_version(bot.id, filename, data)
+    store.set_version_status(version.id, "uploaded", language=recipe.name)
+    return bot, store.version(version.id)
+
+
+def build(store: Store, version_id: int) -> Version:
+    """Compile and input-test one version; the version as it ends."""
+    version = store.version(version_id)
+    bot = store.bot(version.bot_id)
+    contest = store.contest(bot.contest_id)
+    recipe = recipes.named(version.language or "")
+    with tempfile.TemporaryDirectory(prefix="ninefold-build-") as tmp:
+        src, out = Path(tmp) / "src", Path(tmp) / "out"
+        archive = store.version_blob(version_id, "archive") or b""
+        unpack(archive, version.filename, src)
+        store.set_version_status(version_id, "compiling")
+        made = sandbox.compile_bot(src, recipe, out)
+        if not made.ok:
+            store.set_version_status(version_id, "compile_failed", compile_log=made.log)
+            return store.version(version_id)
+        tarred = tar_folder(out)
+        if len(tarred) > MAX_BUILD_BYTES:
+            store.set_version_status(version_id, "compile_failed", compile_log=made.log + (
+                f"\nthe compiled folder is {len(tarred) >> 20} MiB: at most "
+                f"{MAX_BUILD_BYTES >> 20} MiB"))
+            return store.version(version_id)
+        store.set_version_status(version_id, "testing", compile_log=made.log, build=tarred)
+        seat = Seat.external(sandbox.game_command(out, recipe), contest.protocol,
+                             name=bot.name, tc=time_control(contest))
+        checks = check_bot(seat, rules=contest.rules, log_dir=Path(tmp) / "logs")
+        text = "\n".join([*(str(c) for c in checks), verdict(checks)])
+        stderr = _logs(Path(tmp) / "logs")
+        if stderr:
+            text += "\n\nthe bot's stderr:\n" + stderr
+    if passed(checks):
+        store.set_version_status(version_id, "testing", test_log=text)
+        store.activate(version_id)
+    else:
+        store.set_version_status(version_id, "test_failed", test_log=text)
+    return store.version(version_id)
+
+
+def tar_folder(folder: Path) -> bytes:
+    """The folder as an uncompressed tar (files at its top level)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for path in sorted(folder.rglob("*")):
+            tar.add(path, arcname=str(path.relative_to(folder)), recursive=False)
+    return buf.getvalue()
+
+
+def _logs(folder: Path, limit: int = 16_000) -> str:
+    parts = [p.read_bytes().decode(errors="replace") for p in sorted(folder.glob("*.log"))]
+    return "".join(parts)[-limit:].strip()
+
+
+class Builder:
+    """A thread that builds uploaded versions one at a time, in upload order."""
+
+    def __init__(self, store: Store, poll_s: float = 0.3) -> None:
+        self.store, self.poll_s = store, poll_s
+        self.wake = threading.Event()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True, name="platform-builder")
+
+    def start(self) -> Builder:
+        self.thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            pending = self.store.versions_in(UNFINISHED)
+            if not pending:
+                self.wake.wait(self.poll_s)
+                self.wake.clear()
+                continue
+            try:
+                build(self.store, pending[0].id)
+            except Exception as exc:  # one broken version must not stop the rest
+                self.store.set_version_status(pending[0].id, "compile_failed",
+                                              compile_log=f"internal error: {exc}")
+
+    def close(self) -> None:
+        self.stop.set()
+        self.wake.set()
+        self.thread.join(timeout=120)

@@ -1,0 +1,406 @@
+"""The sandbox (`ninefold.platform.sandbox`) with real bubblewrap, real compilers, real bots.
+
+Every hostile bot is run in a game while a normal game runs beside it: the
+hostile one is contained and its log says what failed, the normal one is
+unaffected, and no process is left when the games end.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+from platform_fixtures import LANGUAGES, bot_archive, bot_source, hostile_archive, pack
+
+from ninefold.arena.referee import GameResult, Seat, play_game
+from ninefold.platform import sandbox
+from ninefold.platform.archive import unpack
+from ninefold.platform.recipes import Recipe, detect
+from ninefold.protocols import TimeControl
+from ninefold.variants import Termination
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                reason=sandbox.available() or "no bwrap")
+
+# Bank and increment short, start-up long: a hostile bot does its worst before playing.
+TC = TimeControl.parse("bank=2000,inc=200,startup=15000,slack=200")
+RULES_END = {Termination.LINE, Termination.BOARD_COUNT, Termination.NO_MOVES}
+MARKER = "NINEFOLD-SECRET-3141"
+
+
+def build(folder: Path, filename: str, data: bytes,
+          limits: sandbox.Limits = sandbox.COMPILE_LIMITS) -> tuple[sandbox.Build, Path, Recipe]:
+    """Unpack and compile an upload under `folder`: the build, its folder, its recipe."""
+    recipe = detect(unpack(data, filename, folder / "src"))
+    made = sandbox.compile_bot(folder / "src", recipe, folder / "out", limits)
+    return made, folder / "out", recipe
+
+
+@pytest.fixture(scope="module")
+def bots(tmp_path_factory) -> dict[str, tuple[Path, Recipe]]:
+    """The fixture bot of every language, compiled once: language -> (folder, recipe)."""
+    root = tmp_path_factory.mktemp("bots")
+    found = {}
+    for i, language in enumerate(LANGUAGES):
+        made, out, recipe = build(root / language, *bot_archive(language, seed=i))
+        assert made.ok, made.log
+        assert made.log.startswith("compiled in "), made.log
+        found[language] = (out, recipe)
+    return found
+
+
+def seat(name: str, folder: Path, recipe: Recipe, limits: sandbox.Limits | None = None) -> Seat:
+    return Seat.external(sandbox.game_command(folder, recipe, limits), "riddles", name=name,
+                         tc=TC)
+
+
+def game_log(log_dir: Path, name: str) -> str:
+    return "".join(p.read_text() for p in sorted(log_dir.glob(f"{name}-*/*.log")))
+
+
+def no_leftovers(timeout: float = 5.0) -> list[int]:
+    """The sandbox users' living processes once they had `timeout` s to die."""
+    deadline = time.monotonic() + timeout
+    while sandbox.leftovers() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return sandbox.leftovers()
+
+
+class Game(threading.Thread):
+    """A game played in a thread of its own."""
+
+    def __init__(self, x: Seat, o: Seat, log_dir: Path) -> None:
+        super().__init__(daemon=True)
+        self.x, self.o, self.log_dir = x, o, log_dir
+        self.result: GameResult | None = None
+        self.start()
+
+    def run(self) -> None:
+        self.result = play_game(self.x, self.o, log_dir=self.log_dir)
+
+    def finished(self) -> GameResult:
+        self.join(60)
+        assert self.result is not None
+        return self.result
+
+    def log(self, name: str) -> str:
+        return game_log(self.log_dir, name)
+
+
+def normal_game(bots, log_dir: Path) -> Game:
+    """A Java bot against a Python one: the game beside a hostile one."""
+    return Game(seat("java", *bots["java"]), seat("python", *bots["python"]), log_dir)
+
+
+def check_normal(game: Game) -> None:
+    """The game ended by the rules, and neither bot said a word on stderr."""
+    assert game.finished().termination in RULES_END, game.finished().reason
+    assert not game.log(game.x.name) and not game.log(game.o.name)
+
+
+def test_the_sandbox_is_available_here():
+    assert sandbox.available() is None
+
+
+def test_available_says_why_not(monkeypatch):
+    shown = Path(tempfile.mkdtemp())
+    shown.chmod(0o755)  # the sandbox's user runs bwrap: it must reach it
+    broken = shown / "bwrap"
+    broken.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\n"
+                      "exit 1\n")
+    broken.chmod(0o755)
+    real = sandbox._tool
+    try:
+        for fake, why in (("bwrap", "bwrap is not installed (apt-get install bubblewrap)"),
+                          (str(broken), "the sandbox does not work here: bwrap: No "
+                           "permissions to create new namespace")):
+            monkeypatch.setattr(sandbox, "_tool",
+                                lambda name, fake=fake: fake if name == "bwrap" else real(name))
+            sandbox.available.cache_clear()
+            assert sandbox.available() == why
+    finally:
+        monkeypatch.undo()
+        sandbox.available.cache_clear()
+        shutil.rmtree(shown)
+
+
+@pytest.mark.parametrize("x,o", [("python", "java"), ("c", "cpp"), ("cpp", "python")])
+def test_bots_of_every_language_play_in_the_sandbox(bots, tmp_path, x, o):
+    result = play_game(seat(x, *bots[x]), seat(o, *bots[o]), log_dir=tmp_path)
+    assert result.termination in RULES_END, result.reason
+    assert len(result.moves) > 10
+    assert not game_log(tmp_path, x) and not game_log(tmp_path, o)
+    assert no_leftovers() == []
+
+
+def test_every_language_plays_the_same_moves(tmp_path):
+    """The fixtures' strategies and random generator are the same in every language."""
+    games = {}
+    for language in ("python", "c"):
+        made, out, recipe = build(tmp_path / language,
+                                  *bot_archive(language, strategy="center", seed=5))
+        assert made.ok, made.log
+        games[language] = play_game(seat("x", out, recipe), seat("o", out, recipe)).moves
+    assert games["python"] == games["c"]
+
+
+def test_the_build_keeps_sources_and_results(bots):
+    files = {lang: sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+             for lang, (out, _) in bots.items()}
+    assert files["c"] == ["bot", "bot.c"] and files["cpp"] == ["bot", "bot.cpp"]
+    assert files["java"] == ["Bot.class", "Bot.java"]
+    assert "bot.py" in files["python"]
+    assert (bots["c"][0] / "bot").stat().st_mode & 0o111
+
+
+def first_answer(command: str) -> str:
+    """What the bot started by `command` answers to the first move of a game."""
+    empty, free = ",".join(["."] * 81), ",".join(["-1"] * 9)
+    lines = ["settings your_botid 0", f"update game field {empty}",
+             f"update game macroboard {free}", "action move 1000"]
+    done = subprocess.run(command, shell=True, input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, timeout=30)
+    return done.stdout.strip() + done.stderr.strip()
+
+
+@pytest.mark.parametrize("files,language", [
+    (["main.py", "helper.c"], "python"), (["gen.py", "bot.cpp"], "cpp"),
+    (["a.c", "b.cc"], "cpp"), (["Bot.java", "tools/x.py"], "java"), (["x.c", "README"], "c"),
+])
+def test_the_language_is_recognised(files, language):
+    assert detect(files).name == language
+
+
+def test_an_unknown_language_is_refused_with_one_line():
+    with pytest.raises(ValueError, match=r"^no language recognised: expected main.py, "
+                       r"\*.java, \*.cpp or \*.c at the archive's top level \(it has "
+                       r"README.md, src/\)$"):
+        detect(["README.md", "src/main.py"])
+
+
+@pytest.mark.parametrize("files,why", [
+    ({"a.py": "", "b.py": ""}, "cannot tell which file starts the python bot: name it main.py"),
+    ({"A.java": "class A {}", "B.java": "class B {}"},
+     "exactly one class must have `public static void main` (none does)"),
+])
+def test_a_bot_without_a_clear_entry_fails_to_compile(tmp_path, files, why):
+    made, out, _ = build(tmp_path, *pack(files, "bot"))
+    assert not made.ok and not out.exists()
+    assert made.log == f"compile failed: {why}"
+
+
+def test_a_java_bot_in_a_package_runs(tmp_path):
+    source = bot_source("java")[1]
+    made, out, recipe = build(tmp_path, *pack({"uttt/Bot.java": "package uttt;\n" + source},
+                                              "bot"))
+    assert made.ok, made.log
+    assert (out / "uttt" / "Bot.class").exists()
+    assert recipe.for_folder(out).run.endswith("-cp . uttt.Bot")
+    assert first_answer(sandbox.game_command(out, recipe)) == "place_disc 7 6"
+
+
+def test_game_commands_get_the_recipes_memory(bots):
+    assert f"--as={1024 << 20}" in sandbox.game_command(*bots["java"])
+    assert f"--as={512 << 20}" in sandbox.game_command(*bots["c"])
+    assert "/usr/bin/python3 -u bot.py" in sandbox.game_command(*bots["python"])
+
+
+def run(shell: str, folder: Path,
+        limits: sandbox.Limits | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `shell` in the sandbox on a copy of `folder`."""
+    return subprocess.run(sandbox.command(folder, shell, limits or sandbox.GAME_LIMITS),
+                          capture_output=True, text=True, timeout=30)
+
+
+def test_the_sandbox_shows_only_usr_a_little_etc_and_its_own_folder(tmp_path):
+    (tmp_path / "main.py").write_text("x")
+
+    def lines(shell: str) -> list[str]:
+        return run(shell, tmp_path).stdout.splitlines()
+
+    assert lines("ls /") == ["bin", "bot", "dev", "etc", "lib", "lib64", "proc", "sbin",
+                             "tmp", "usr"]
+    assert set(lines("ls /etc")) <= {"alternatives", "java-17-openjdk", "ld.so.cache",
+                                     "ld.so.conf", "ld.so.conf.d", "localtime"}
+    assert lines("pwd; ls -A") == ["/bot", ".tmp", "main.py"]
+    assert int(lines("ls /proc | grep -c '^[0-9]'")[0]) <= 4  # bwrap's init, sh, ls, grep
+    uid = int(lines("id -u")[0])
+    assert sandbox.SANDBOX_UID_BASE <= uid < sandbox.SANDBOX_UID_BASE + sandbox.PID_SPAN
+    assert [line.split(":")[0].strip() for line in lines("cat /proc/net/dev")[2:]] == ["lo"]
+    assert lines("for f in /x /usr/x /etc/x /dev/x /proc/x; do touch $f 2>&1; done; "
+                 "echo y > /tmp/y && cat .tmp/y") == [
+        *(f"touch: cannot touch '{f}': Read-only file system"
+          for f in ("/x", "/usr/x", "/etc/x", "/dev/x")),
+        "touch: cannot touch '/proc/x': No such file or directory", "y"]
+
+
+def test_each_sandbox_has_its_own_user(tmp_path):
+    (tmp_path / "f").write_text("x")
+    procs = [subprocess.Popen(sandbox.command(tmp_path, "sleep 0.3; id -u",
+                                              sandbox.GAME_LIMITS),
+                              stdout=subprocess.PIPE, text=True) for _ in range(3)]
+    uids = {int(p.communicate(timeout=30)[0]) for p in procs}
+    assert len(uids) == 3
+
+
+def test_the_cpu_limit_stops_a_spinning_process(tmp_path):
+    (tmp_path / "f").write_text("x")
+    t0 = time.monotonic()
+    done = run("while :; do :; done", tmp_path, sandbox.Limits(cpu_s=1))
+    assert done.returncode in (128 + 9, 128 + 24)  # SIGKILL, SIGXCPU
+    assert time.monotonic() - t0 < 10
+
+
+def test_compile_errors_are_logged(tmp_path):
+    made, out, _ = build(tmp_path, *pack({"bot.c": "int main(void) { return x; }\n"}, "bad"))
+    assert not made.ok and not out.exists()
+    assert "error: ‘x’ undeclared" in made.log
+    assert made.log.endswith("\ncompile failed (exit 1)")
+
+
+def test_the_compile_log_is_capped(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "f").write_text("x")
+    noisy = Recipe("noisy", ("f",), "true", compile="yes 'a long line of output' | head -c 1000000")
+    made = sandbox.compile_bot(tmp_path / "src", noisy, tmp_path / "out")
+    assert made.ok
+    assert len(made.log) < sandbox.LOG_BYTES + 200
+    assert "[934464 more bytes of compile output not kept]\ncompiled in" in made.log
+
+
+def test_a_compile_result_with_a_link_is_refused(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "f").write_text("x")
+    linker = Recipe("linker", ("f",), "true", compile="ln -s /etc etc")
+    made = sandbox.compile_bot(tmp_path / "src", linker, tmp_path / "out")
+    assert not made.ok and not (tmp_path / "out").exists()
+    assert made.log.endswith("its result was refused ('./etc' is a link: links are not "
+                             "allowed)")
+
+
+def test_a_compile_that_never_ends_is_stopped(bots, tmp_path):
+    beside = normal_game(bots, tmp_path / "beside")
+    limits = replace(sandbox.COMPILE_LIMITS, wall_s=2)
+    t0 = time.monotonic()
+    made, out, recipe = build(tmp_path, *hostile_archive("slow-compile"), limits=limits)
+    assert recipe.name == "c"
+    assert 2 <= time.monotonic() - t0 < 6
+    assert not made.ok and not out.exists()
+    assert made.log.endswith("compile stopped after 2 s (time limit)")
+    assert no_leftovers() == []
+    check_normal(beside)
+
+
+class Hostile(NamedTuple):
+    result: GameResult  # of the hostile bot's game
+    log: str  # the hostile bot's stderr
+    processes: int  # the sandboxes' processes when the normal game began
+
+
+def hostile_game(bots, tmp_path: Path, name: str, extra: dict[str, str] | None = None,
+                 limits: sandbox.Limits | None = None, holds: bool = False) -> Hostile:
+    """Play the hostile bot `name` against the C bot while a normal game runs beside it (once
+    the hostile bot says HOLDING, if it `holds` its damage for a while)."""
+    made, out, recipe = build(tmp_path / "hostile", *hostile_archive(name, extra=extra))
+    assert made.ok, made.log
+    hostile = Game(seat("hostile", out, recipe, limits), seat("c", *bots["c"]),
+                   tmp_path / "logs")
+    deadline = time.monotonic() + 20
+    while holds and "HOLDING" not in hostile.log("hostile") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    processes = len(sandbox.leftovers())
+    beside = normal_game(bots, tmp_path / "beside")
+    check_normal(beside)
+    result = hostile.finished()
+    assert no_leftovers() == []
+    return Hostile(result, hostile.log("hostile"), processes)
+
+
+def test_a_bot_cannot_read_the_servers_files_or_other_bots(bots, tmp_path, monkeypatch):
+    monkeypatch.setenv("NINEFOLD_SERVER_SECRET", MARKER)  # the server's environment
+    secret = tmp_path / "secret.txt"
+    secret.write_text(MARKER)
+    other = bots["python"][0] / "bot.py"
+    targets = [str(secret), str(tmp_path), str(other), f"/proc/1/root{secret}", "/tmp",
+               str(Path.home())]
+    result, log, _ = hostile_game(bots, tmp_path, "reads", {"targets.txt": "\n".join(targets)})
+    assert result.termination in RULES_END, result.reason
+    for path in [*targets[:4], "/etc/shadow", "/work", "/root", "/proc/1/root/etc/shadow"]:
+        assert f"cannot read {path}:" in log, path
+    assert MARKER not in log
+    assert "READ /tmp: []" in log  # its own, empty /tmp
+    assert "READ /proc/1/environ: b''" in log  # its process 1 (bwrap) has an empty one
+
+
+def host_address() -> str:
+    """The host's own address on its network (its loopback's if it has none)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))  # no packet is sent: it only picks a route
+            return probe.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
+
+
+def test_a_bot_cannot_reach_the_network(bots, tmp_path):
+    with socket.create_server(("0.0.0.0", 0)) as server:
+        port = server.getsockname()[1]
+        targets = f"127.0.0.1 {port}\n{host_address()} {port}\n"
+        result, log, _ = hostile_game(bots, tmp_path, "sockets", {"targets.txt": targets})
+        server.settimeout(0.2)
+        with pytest.raises(TimeoutError):
+            server.accept()
+    assert result.termination in RULES_END, result.reason
+    assert "cannot resolve example.com" in log
+    # its own loopback (nobody listens there), and the host's address: out of reach
+    assert f"cannot connect to 127.0.0.1:{port}: [Errno 111] Connection refused" in log
+    if host_address() != "127.0.0.1":
+        assert f"{host_address()}:{port}: [Errno 101] Network is unreachable" in log
+    assert "cannot send UDP: [Errno 101] Network is unreachable" in log
+    assert "CONNECTED" not in log and "RESOLVED" not in log and "SENT" not in log
+
+
+def test_a_fork_bomb_is_contained(bots, tmp_path):
+    result, log, processes = hostile_game(bots, tmp_path, "fork-bomb", holds=True)
+    assert result.termination in RULES_END, result.reason
+    assert processes >= 50  # the bomb held its processes while the Java bot started
+    assert "fork failed: [Errno 11] Resource temporarily unavailable" in log
+
+
+def test_a_bot_cannot_fill_the_disk(bots, tmp_path):
+    free = shutil.disk_usage(tmp_path).free
+    limits = replace(sandbox.GAME_LIMITS, memory_mb=512, disk_mb=96)
+    result, log, _ = hostile_game(bots, tmp_path, "fills-disk", limits=limits, holds=True)
+    assert result.termination in RULES_END, result.reason
+    assert "disk full after 80 MiB: No space left on device" in log
+    assert "cannot write a 100 MiB file: File too large" in log
+    for path in ("/fill", "/usr/fill", "/dev/shm/fill", "/dev/fill"):
+        assert f"cannot write {path}: Read-only file system" in log
+    assert "WROTE" not in log
+    assert free - shutil.disk_usage(tmp_path).free < 512 << 20  # it tried to write 1 GiB
+
+
+def test_a_bot_cannot_take_all_the_memory(bots, tmp_path):
+    result, log, _ = hostile_game(bots, tmp_path, "allocates", holds=True)
+    assert result.termination in RULES_END, result.reason
+    assert "MemoryError: 10 GiB refused" in log
+    assert "ALLOCATED" not in log
+    got = int(log.split("MemoryError after ")[1].split()[0])
+    assert 256 <= got <= 512
+
+
+def test_the_launcher_needs_no_access_to_the_bots_path(bots, tmp_path):
+    """The folder is streamed in, not bound: a private (0700) parent folder is fine."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    folder = private / "bot"
+    shutil.copytree(bots["c"][0], folder)
+    assert run("ls", folder).stdout.split() == ["bot", "bot.c"]

@@ -1,0 +1,229 @@
+"""The platform's API on the web app: accounts, contests, uploads, ranked games, and
+hostile users (someone else's bot, someone else's logs, forged sessions and ids).
+
+Real parts: the app with its builder thread, a SQLite file, the sandbox and
+compilers for the uploads, real match workers' code for the ranked games."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+from platform_fixtures import bot_archive
+
+from ninefold.platform import sandbox
+from ninefold.platform.store import Store
+from ninefold.platform.workers import schedule_once, work
+from ninefold.web.app import create_app
+from ninefold.web.computer import Computer
+
+if (why := sandbox.available()) is not None:
+    pytest.skip(f"the sandbox cannot run here: {why}", allow_module_level=True)
+
+PASSWORD = "a long enough password"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("platform")
+    url = f"sqlite:///{tmp / 'platform.sqlite'}"
+    computer = Computer(workers=1)
+    with TestClient(create_app(tmp / "web.sqlite", computer, platform_url=url)) as client:
+        yield client, url, tmp
+    computer.close()
+
+
+def signed(client: TestClient, name: str) -> dict[str, str]:
+    """Sign `name` up (or in) and return the headers of an API token of theirs."""
+    client.cookies.clear()
+    r = client.post("/api/platform/signup", json={"name": name, "password": PASSWORD})
+    if r.status_code == 409:
+        r = client.post("/api/platform/login", json={"name": name, "password": PASSWORD})
+    assert r.status_code in (200, 201), r.text
+    token = client.post("/api/platform/tokens").json()["token"]
+    client.cookies.clear()
+    return {"Authorization": f"Bearer {token}"}
+
+
+def upload(client: TestClient, who: dict[str, str], contest: str, bot: str,
+           archive: tuple[str, bytes]):
+    return client.post(f"/api/platform/contests/{contest}/bots", headers=who,
+                       data={"bot": bot}, files={"file": archive})
+
+
+def wait_built(client: TestClient, version: int, who: dict[str, str]) -> dict:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        v = client.get(f"/api/platform/versions/{version}", headers=who).json()
+        if v["status"] not in ("uploaded", "compiling", "testing"):
+            return v
+        time.sleep(0.2)
+    raise AssertionError(f"version {version} still building")
+
+
+@pytest.fixture(scope="module")
+def contest(site):
+    client, url, _ = site
+    admin = signed(client, "organiser")
+    Store(url).set_admin("organiser", True)
+    r = client.post("/api/platform/contests", headers=admin, json={
+        "name": "spring", "title": "Spring cup", "protocol": "riddles",
+        "time_control": "bank=2000,inc=100", "openings": "random4", "max_bots_per_user": 2})
+    assert r.status_code == 201, r.text
+    return "spring"
+
+
+@pytest.fixture(scope="module")
+def alice_bots(site, contest):
+    """Alice's two bots (Python and C), built and active."""
+    client, _, _ = site
+    alice = signed(client, "alice")
+    made = []
+    for name, lang in (("pyrandom", "python"), ("cfirst", "c")):
+        r = upload(client, alice, contest, name, bot_archive(lang, strategy="first", seed=1))
+        assert r.status_code == 201, r.text
+        v = wait_built(client, r.json()["id"], alice)
+        assert v["status"] == "active", v
+        made.append(v)
+    return alice, made
+
+
+def test_cookie_is_http_only_and_same_site(site):
+    client, _, _ = site
+    client.cookies.clear()
+    r = client.post("/api/platform/signup", json={"name": "carol", "password": PASSWORD})
+    assert r.status_code == 201
+    cookie = r.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=lax" in cookie
+    assert client.get("/api/platform/me").json()["name"] == "carol"
+    client.post("/api/platform/logout")
+    assert client.get("/api/platform/me").status_code == 401
+
+
+def test_bad_accounts_get_one_line(site):
+    client, _, _ = site
+    client.cookies.clear()
+    cases = [("/api/platform/signup", {"name": "x", "password": PASSWORD}, 422),
+             ("/api/platform/signup", {"name": "dave", "password": "short"}, 422),
+             ("/api/platform/login", {"name": "nobody", "password": PASSWORD}, 401)]
+    for path, body, status in cases:
+        r = client.post(path, json=body)
+        assert r.status_code == status, r.text
+        assert "\n" not in r.json()["detail"]
+    signed(client, "erin")
+    r = client.post("/api/platform/signup", json={"name": "ERIN", "password": PASSWORD})
+    assert r.status_code == 409
+    r = client.post("/api/platform/login", json={"name": "erin", "password": "wrong password"})
+    assert r.status_code == 401 and r.json()["detail"] == "wrong name or password"
+
+
+def test_upload_builds_tests_and_shows_logs_to_the_author_only(site, alice_bots):
+    client, _, _ = site
+    alice, versions = alice_bots
+    mine = client.get(f"/api/platform/versions/{versions[1]['id']}", headers=alice).json()
+    assert "compiled" in mine["compile_log"] and "input test passed" in mine["test_log"]
+    bob = signed(client, "bob")
+    theirs = client.get(f"/api/platform/versions/{versions[1]['id']}", headers=bob).json()
+    assert theirs["compile_log"] is None and theirs["test_log"] is None
+    anonymous = client.get(f"/api/platform/bots/{versions[1]['bot']}").json()
+    assert anonymous["mine"] is False
+    assert all(v["compile_log"] is None for v in anonymous["versions"])
+
+
+def test_hostile_users_change_nothing(site, contest, alice_bots):
+    client, url, _ = site
+    alice, versions = alice_bots
+    bob = signed(client, "bob")
+    store = Store(url)
+    before = [len(store.versions(v["bot"])) for v in versions]
+    # uploading to someone else's bot
+    r = upload(client, bob, contest, "pyrandom", bot_archive("python"))
+    assert r.status_code == 403 and "someone else" in r.json()["detail"]
+    # forged sessions and tokens
+    for headers in ({"Authorization": "Bearer forged"}, {}):
+        client.cookies.clear()
+        r = upload(client, headers, contest, "newbot", bot_archive("python"))
+        assert r.status_code == 401
+    client.cookies.set("ninefold_session", "forged-cookie")
+    assert client.get("/api/platform/me").status_code == 401
+    client.cookies.clear()
+    # forged contest ids and names
+    assert upload(client, bob, "no-such-contest", "b", bot_archive("python")).status_code == 404
+    assert client.get("/api/platform/contests/no-such-contest").status_code == 404
+    assert client.get("/api/platform/bots/99999").status_code == 404
+    assert client.get("/api/platform/games/99999/replay").status_code == 404
+    # not an admin
+    r = client.post("/api/platform/contests", headers=bob, json={"name": "bobs-cup"})
+    assert r.status_code == 403
+    # a bad archive: one line, nothing stored
+    r = upload(client, bob, contest, "junk", ("junk.zip", b"not a zip at all"))
+    assert r.status_code == 422 and "\n" not in r.json()["detail"]
+    assert not [b for b in store.bots() if b.name == "junk"]
+    assert [len(store.versions(v["bot"])) for v in versions] == before
+
+
+def test_ranked_games_rated_replayed_and_logs_private(site, contest, alice_bots):
+    client, url, tmp = site
+    alice, _ = alice_bots
+    bob = signed(client, "bob")
+    r = upload(client, bob, contest, "bobcpp", bot_archive("cpp", strategy="random", seed=2))
+    assert r.status_code == 201, r.text
+    assert wait_built(client, r.json()["id"], bob)["status"] == "active"
+    store = Store(url)
+    schedule_once(store, 6, random.Random(1))
+    stop = threading.Event()
+    worker = threading.Thread(target=work, args=(store, "test-worker", tmp / "cache", stop))
+    worker.start()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if store.counts(store.contest_by_name(contest).id).get("done", 0) >= 4:
+                break
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        worker.join()
+    schedule_once(store, 0, random.Random(1))  # rate what finished
+    board = client.get(f"/api/platform/contests/{contest}").json()
+    assert sum(row["games"] for row in board["rows"]) >= 8
+    games = client.get(f"/api/platform/games?contest={contest}").json()["games"]
+    assert len(games) >= 4
+    game = games[0]
+    replay = client.get(f"/api/platform/games/{game['id']}/replay").json()
+    assert replay["moves"] and replay["result"] == game["result"]
+    # logs: each author sees their own side only; a stranger sees nothing
+    owners = {"alice": alice, "bob": bob}
+    for name, who in owners.items():
+        r = client.get(f"/api/platform/games/{game['id']}/logs", headers=who)
+        sides = {"x": game["x"].startswith("bob") == (name == "bob"),
+                 "o": game["o"].startswith("bob") == (name == "bob")}
+        if not any(sides.values()):
+            assert r.status_code == 403
+            continue
+        logs = r.json()
+        for side, mine in sides.items():
+            assert (logs[f"{side}_log"] is not None) == mine
+    stranger = signed(client, "mallory")
+    assert client.get(f"/api/platform/games/{game['id']}/logs",
+                      headers=stranger).status_code == 403
+    png = client.get(f"/api/platform/bots/{game['x_bot']}/rating.png")
+    assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
+
+
+def test_pages_are_served(site):
+    client, _, _ = site
+    for path in ("/platform", "/platform/c/spring", "/platform/bot/1", "/platform-game/1"):
+        r = client.get(path)
+        assert r.status_code == 200 and "<html" in r.text
+
+
+def test_upload_is_refused_over_the_size_limit(site, contest):
+    client, _, _ = site
+    bob = signed(client, "bob")
+    big = ("big.zip", b"PK" + b"\0" * (17 << 20))
+    r = upload(client, bob, contest, "big", big)
+    assert r.status_code in (413, 422) and "\n" not in r.json()["detail"]
+
