@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -46,6 +47,7 @@ NINEFOLD = [sys.executable, "-m", "ninefold"]
 STRATEGIES = ("random", "first", "center", "win-if-possible")
 LANGS = ("python", "c", "cpp", "java")
 PASSWORD = "correct horse battery"
+LEASE_S = 5.0  # a killed worker's game is played again this soon
 
 
 def start_server(web_db: Path, url: str) -> tuple[subprocess.Popen[bytes], str]:
@@ -113,15 +115,16 @@ def phase(url: str, cache: Path, target: int, *, workers: int = 1, ray: str = ""
     start = done(store)
     args = ["--ray", ray] if ray else ["--workers", str(workers)]
     runner = subprocess.Popen([*NINEFOLD, "platform", "run", "--db", url, "--cache", str(cache),
-                               "--games", str(target), *args], stderr=subprocess.DEVNULL)
+                               "--games", str(target), "--lease", str(LEASE_S), *args],
+                              stderr=subprocess.DEVNULL)
     t0 = time.monotonic()
     killed = False
     while runner.poll() is None:
         n = done(store)
         print(f"\r  {n - start}/{target - start} games", end="", flush=True)
         if kill and not killed and n - start >= (target - start) // 4:
-            killed = kill_one(kill)
-        time.sleep(0.5)
+            killed = kill_one(kill, store)
+        time.sleep(0.1 if kill and not killed else 0.5)
     minutes = (time.monotonic() - t0) / 60
     print(f"\r  {done(store) - start} games in {minutes * 60:.0f} s"
           f"{'; killed ' + killed if killed else ''}            ")
@@ -130,9 +133,17 @@ def phase(url: str, cache: Path, target: int, *, workers: int = 1, ray: str = ""
     return minutes
 
 
-def kill_one(kind: str) -> str:
-    """SIGKILL one match worker process (``pool``) or one Ray task's process (``ray``)."""
-    pattern = "platform worker" if kind == "pool" else "ray::play"
+def kill_one(kind: str, store: Store) -> str:
+    """SIGKILL a match worker in the middle of a game (``pool``: the worker holding a
+    running game's claim) or a Ray task's process while it plays (``ray``)."""
+    if kind == "pool":
+        running = [g for c in store.contests() for g in store.games(contest_id=c.id,
+                                                                      status="running")]
+        if not running or not running[0].worker:
+            return ""
+        pattern = f"platform worker .*--name {running[0].worker} "
+    else:
+        pattern = "ray::play"
     found = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout
     pids = [int(p) for p in found.split()]
     if not pids:
@@ -161,6 +172,9 @@ def check(url: str) -> tuple[int, int]:
         problems.append(f"{len(games)} games but {history} rating changes, {counted} counted")
     if any(not g.moves or not g.result for g in games):
         problems.append("a finished game without moves or result")
+    running = sum(store.counts(c.id).get("running", 0) for c in store.contests())
+    if running:
+        problems.append(f"{running} games still marked running")
     if problems:
         raise SystemExit("FAILED: " + "; ".join(problems))
     return len(games), sum(g.attempts > 1 for g in games)
@@ -168,12 +182,17 @@ def check(url: str) -> tuple[int, int]:
 
 @contextlib.contextmanager
 def ray_cluster(tmp: Path):
-    """A Ray head and one worker node on loopback, one CPU each."""
+    """A Ray head and one worker node on loopback, one CPU each, with token
+    authentication (a new token in `tmp`; the environment carries it to the runner)."""
     ray = shutil.which("ray", path=str(Path(sys.executable).parent))
     if ray is None:
         yield None
         return
     port = "6391"
+    token = tmp / "ray-token"
+    token.write_text(secrets.token_hex(32))
+    token.chmod(0o600)
+    os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=str(token))
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
     common = ["--num-cpus", "1", "--disable-usage-stats"]
     try:
@@ -219,6 +238,9 @@ def main(
                               "a task killed")
                         rates["Ray, 2 nodes"] = games / phase(url, tmp / "cache", 3 * games,
                                                               ray=address, kill="ray")
+            time.sleep(LEASE_S + 1)  # the last killed worker's lease runs out: then drain
+            print("draining: the games left in the queue, 1 worker")
+            phase(url, tmp / "cache", done(Store(url)) + 2, workers=1)
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(30)

@@ -135,7 +135,7 @@ def test_upload_builds_tests_and_shows_logs_to_the_author_only(site, alice_bots)
 
 def test_hostile_users_change_nothing(site, contest, alice_bots):
     client, url, _ = site
-    alice, versions = alice_bots
+    _, versions = alice_bots
     bob = signed(client, "bob")
     store = Store(url)
     before = [len(store.versions(v["bot"])) for v in versions]

@@ -73,6 +73,8 @@ def run(
                             "games run there as tasks instead (pip install ninefold[cluster])."),
     cache: str = typer.Option(".ninefold-cache", help="Where compiled bots are unpacked."),
     games: int = typer.Option(0, min=0, help="Stop once this many games are done (0: never)."),
+    lease: float = typer.Option(30.0, min=1.0, help="Seconds a claim lasts unless renewed: "
+                                "a game of a lost worker is played again after this."),
 ) -> None:
     """Run the scheduler and the match workers (without the web pages) until stopped."""
     from ninefold.platform.workers import Pool
@@ -83,9 +85,9 @@ def run(
     if ray:
         from ninefold.platform.cluster import RayRunner
 
-        runner = RayRunner(db, ray, Path(cache)).start()
+        runner = RayRunner(db, ray, Path(cache), lease_s=lease).start()
     else:
-        runner = Pool(db, workers, Path(cache)).start()
+        runner = Pool(db, workers, Path(cache), lease_s=lease).start()
     err.print(f"ninefold: ranked play on {db} ({f'Ray at {ray}' if ray else f'{workers} workers'}"
               "; Ctrl-C stops)", highlight=False, markup=False)
     try:

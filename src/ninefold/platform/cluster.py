@@ -17,13 +17,22 @@ inside the task, as the tar kept in the database).
 from __future__ import annotations
 
 import random
+import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from ninefold.platform.store import Store
-from ninefold.platform.workers import LEASE_S, QUEUE_PER_WORKER, Job, job_for, play, schedule_once
+from ninefold.platform.workers import (
+    LEASE_S,
+    QUEUE_PER_WORKER,
+    Job,
+    job_for,
+    play,
+    rate_all,
+    schedule_once,
+)
 
 RETRIES = 3  # times Ray runs a game again after its worker died
 
@@ -92,14 +101,18 @@ class RayRunner:
     def _hand_in(self, store: Store, job: Job, ref: Any) -> None:
         try:
             played = self.ray.get(ref)
-        except Exception:  # the task failed for good (its node is gone...)
+        except Exception as exc:  # the task failed for good (its node is gone...)
+            print(f"ninefold: game {job.game_id} failed on Ray, queued again: "
+                  f"{str(exc).strip().splitlines()[-1]}", file=sys.stderr)
             store.release(job.game_id, job.claim)
             return
         store.finish(job.game_id, job.claim, played.result, played.reason, played.moves,
                      played.times_ms, played.x_log, played.o_log, time.time())
 
     def close(self) -> None:
+        """Stop: games under way go back to the queue; what finished is rated."""
         self.stop.set()
         if self.thread is not None:
             self.thread.join()
         self.ray.shutdown()
+        rate_all(Store(self.url))

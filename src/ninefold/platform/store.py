@@ -753,14 +753,12 @@ class Store:
                                 .where(self._claimed(game_id, claim)))
             return done.rowcount == 1
 
-    def release(self, game_id: int, claim: str) -> bool:
-        """Give a game we hold back to the queue at once (its worker stopped or failed);
-        False if the claim is no longer ours."""
+    def release(self, game_id: int, claim: str, *, max_attempts: int = MAX_ATTEMPTS) -> bool:
+        """Give a game we hold back to the queue at once (its worker stopped or failed),
+        or give it up after `max_attempts` claims; False if the claim is no longer ours."""
         with self._write() as conn:
-            done = conn.execute(games.update().values(status="queued", claim=None, worker=None,
-                                                      lease_until=None)
-                                .where(self._claimed(game_id, claim)))
-            return done.rowcount == 1
+            return _take_back(conn, self._claimed(game_id, claim), time.time(),
+                              max_attempts) == 1
 
     def finish(self, game_id: int, claim: str, result: str, reason: str,
                moves: Sequence[str] | str, times_ms: Sequence[float], x_log: str,
@@ -781,15 +779,8 @@ class Store:
         """Take back running games whose lease ended: queued again, or given up (done,
         no result) after `max_attempts` claims; how many were taken back."""
         expired = sa.and_(games.c.status == "running", games.c.lease_until < now)
-        released = {"claim": None, "worker": None, "lease_until": None}
         with self._write() as conn:
-            given_up = conn.execute(games.update().values(
-                status="done", reason=f"abandoned: no worker finished it in {max_attempts} "
-                "attempts", finished=now, **released,
-            ).where(expired, games.c.attempts >= max_attempts)).rowcount
-            requeued = conn.execute(games.update().values(status="queued", **released)
-                                    .where(expired)).rowcount
-            return given_up + requeued
+            return _take_back(conn, expired, now, max_attempts)
 
     def unrated_games(self, contest_id: int) -> list[GameRow]:
         """The contest's finished games with a result, not yet rated, in finish order."""
@@ -868,3 +859,16 @@ class Store:
                                 .where(rating_history.c.version_id == version_id)
                                 .order_by(rating_history.c.id))
             return [RatingPoint(**r._mapping) for r in rows]
+
+
+def _take_back(conn: sa.Connection, which: sa.ColumnElement[bool], now: float,
+               max_attempts: int) -> int:
+    """Running games matching `which` go back to the queue, or are given up (done, no
+    result) after `max_attempts` claims; how many were taken back."""
+    released = {"claim": None, "worker": None, "lease_until": None}
+    given_up = conn.execute(games.update().values(
+        status="done", reason=f"abandoned: no worker finished it in {max_attempts} attempts",
+        finished=now, **released).where(which, games.c.attempts >= max_attempts)).rowcount
+    requeued = conn.execute(games.update().values(status="queued", **released)
+                            .where(which)).rowcount
+    return given_up + requeued

@@ -22,7 +22,6 @@ import contextlib
 import hashlib
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -126,9 +125,10 @@ def seat(side: Side, job: Job, cache: Path) -> Seat:
     return Seat.external(command, job.protocol, name=side.name, tc=time_control(job))
 
 
-def play(job: Job, cache: Path) -> Played:
+def play(job: Job, cache: Path | str) -> Played:
     """Play `job`'s game, both bots in the sandbox; a bot that breaks the protocol or
     its limits loses with the reason, as in the arena."""
+    cache = Path(cache)
     with tempfile.TemporaryDirectory(prefix="ninefold-game-") as logs:
         result = play_game(seat(job.x, job, cache), seat(job.o, job, cache), rules=job.rules,
                            opening=job.opening, log_dir=logs)
@@ -213,10 +213,15 @@ def top_up(store: Store, contest: Contest, depth: int, rng: random.Random) -> in
 def schedule_once(store: Store, depth: int, rng: random.Random) -> None:
     """One pass of the scheduler over every active contest."""
     store.requeue_expired(time.time())
+    rate_all(store)
     for contest in store.contests():
         if contest.active:
-            rate_finished(store, contest.id)
             top_up(store, contest, depth, rng)
+
+
+def rate_all(store: Store) -> int:
+    """Rate every contest's finished games not yet rated (also when a runner stops)."""
+    return sum(rate_finished(store, c.id) for c in store.contests())
 
 
 class Pool:
@@ -256,6 +261,8 @@ class Pool:
             self.stop.wait(self.tick_s)
 
     def close(self) -> None:
+        """Stop the workers (a game under way goes back to the queue when its lease
+        ends) and rate what finished."""
         self.stop.set()
         if self.thread is not None:
             self.thread.join()
@@ -267,4 +274,5 @@ class Pool:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        shutil.rmtree(self.cache / "tmp", ignore_errors=True)
+        if self.schedule:
+            rate_all(Store(self.url))
