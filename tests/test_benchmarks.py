@@ -147,3 +147,15 @@ def test_web_load_runs_tiny_and_survives_its_kill():
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 finished and whole" in done.stdout
     assert "server killed (SIGKILL)" in done.stdout and "read (GET, reference)" in done.stdout
+
+
+def test_platform_contest_runs_end_to_end():
+    # uploads in four languages, 1 and 2 workers (one killed mid-game), Ray with a task
+    # killed when Ray is installed, and the database checked: every game once
+    ray = "--ray" if (Path(sys.executable).parent / "ray").exists() else "--no-ray"
+    done = run("platform_contest.py", "--games", "8", "--bots", "4", ray, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "each rated and counted once" in done.stdout
+    assert "2 workers" in done.stdout
+    if ray == "--ray":
+        assert "Ray, 2 nodes" in done.stdout

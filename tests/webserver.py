@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 
-def start_server(db: Path, port: int = 0) -> tuple[subprocess.Popen[str], str]:
-    """Start the server on `db`; returns the process and its base URL (no slash)."""
+def start_server(db: Path, port: int = 0, *more: str) -> tuple[subprocess.Popen[str], str]:
+    """Start the server on `db` (`more`: further options); returns the process and its
+    base URL (no slash)."""
     proc = subprocess.Popen([sys.executable, "-m", "ninefold.cli", "serve", "--port", str(port),
-                             "--db", str(db)], stderr=subprocess.PIPE, text=True)
+                             "--db", str(db), *more], stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     line = proc.stderr.readline()
     found = re.search(r"http://[\d.]+:\d+/", line)

@@ -220,16 +220,23 @@ def rating_png(points: list[tuple[float, float]], title: str) -> bytes:
 
     fig = Figure(figsize=(6, 3), dpi=100)
     ax = fig.add_subplot()
-    n = list(range(len(points)))
-    mu = [p[0] for p in points]
-    ax.fill_between(n, [m - 3 * s for m, s in points], [m + 3 * s for m, s in points],
-                    alpha=0.25, label="mu ± 3 sigma")
-    ax.plot(n, mu, label="mu")
-    ax.plot(n, [ladder.ordinal(m, s) for m, s in points], "--", label="score (mu - 3 sigma)")
     ax.set_xlabel("games rated")
     ax.set_ylabel("rating")
     ax.set_title(title)
-    ax.legend(loc="lower right", fontsize=8)
+    if not points:
+        ax.text(0.5, 0.5, "no rated games yet", ha="center", va="center",
+                transform=ax.transAxes)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    else:
+        points = [ladder.INITIAL, *points]  # from where every bot starts
+        n = list(range(len(points)))
+        ax.fill_between(n, [m - 3 * s for m, s in points], [m + 3 * s for m, s in points],
+                        alpha=0.25, label="mu ± 3 sigma")
+        ax.plot(n, [p[0] for p in points], label="mu")
+        ax.plot(n, [ladder.ordinal(m, s) for m, s in points], "--",
+                label="score (mu - 3 sigma)")
+        ax.legend(loc="upper left", fontsize=8, ncols=3)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
