@@ -284,6 +284,23 @@ def test_a_game_no_worker_can_finish_is_given_up(store: Store):
     assert store.unrated_games(contest_id) == []  # no result, nothing to rate
 
 
+def test_a_released_game_is_queued_again_then_given_up(store: Store):
+    # what the Ray runner does with a game whose task failed for good
+    contest_id, (a, b) = contest_with_bots(store)
+    game_id, _ = store.queue_pair(contest_id, a, b, None, now=1.0)
+    held = store.claim("ray", 30.0, now=2.0)
+    assert not store.release(game_id, "not-the-claim")
+    assert store.game(game_id).status == "running"
+    assert store.release(game_id, held.claim)
+    assert store.game(game_id).status == "queued" and store.game(game_id).claim is None
+    assert not store.release(game_id, held.claim)  # once
+    for attempt in (2, 3):
+        again = store.claim("ray", 30.0, now=float(attempt))
+        assert again.id == game_id and again.attempts == attempt
+        assert store.release(game_id, again.claim)
+    assert store.game(game_id).status == "done" and "abandoned" in store.game(game_id).reason
+
+
 def test_a_paused_contest_gives_no_games(store: Store):
     contest_id, (a, b) = contest_with_bots(store)
     store.queue_pair(contest_id, a, b, None)

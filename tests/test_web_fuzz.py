@@ -18,7 +18,9 @@ from schemathesis.specs.openapi.checks import (
 from ninefold.web.app import create_app
 from ninefold.web.computer import Computer
 
-APP = create_app(Path(tempfile.mkdtemp()) / "fuzz.sqlite", Computer(workers=1))
+_TMP = Path(tempfile.mkdtemp())
+APP = create_app(_TMP / "fuzz.sqlite", Computer(workers=1),
+                 platform_url=f"sqlite:///{_TMP / 'platform.sqlite'}")  # its routes too
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 

@@ -128,9 +128,12 @@ class Builder:
         self.store, self.poll_s = store, poll_s
         self.wake = threading.Event()
         self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True, name="platform-builder")
+        self.thread: threading.Thread | None = None
 
     def start(self) -> Builder:
+        """Start building (again, after `close`: an app's lifespan can run twice)."""
+        self.stop.clear()
+        self.thread = threading.Thread(target=self._run, daemon=True, name="platform-builder")
         self.thread.start()
         return self
 
@@ -150,4 +153,5 @@ class Builder:
     def close(self) -> None:
         self.stop.set()
         self.wake.set()
-        self.thread.join(timeout=120)
+        if self.thread is not None:
+            self.thread.join(timeout=120)

@@ -237,6 +237,7 @@ class Pool:
         self.thread: threading.Thread | None = None
 
     def start(self) -> Pool:
+        self.stop.clear()
         self.thread = threading.Thread(target=self._run, daemon=True, name="platform-pool")
         self.thread.start()
         return self

@@ -20,10 +20,21 @@ import asyncio
 import io
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path as FilePath
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, FastAPI, File, Form, Request, Response, UploadFile
+from fastapi import (
+    APIRouter,
+    Depends,
+    FastAPI,
+    File,
+    Form,
+    Path,
+    Query,
+    Request,
+    Response,
+    UploadFile,
+)
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
 
@@ -39,9 +50,11 @@ from ninefold.web.games import Forbidden, GameError, IllegalMove, NotFound
 from ninefold.web.views import ERRORS, Replay, replay
 
 COOKIE = "ninefold_session"
-STATIC = Path(__file__).with_name("static")
+STATIC = FilePath(__file__).with_name("static")
 MAX_UPLOAD_BYTES = ArchiveLimits().max_upload_bytes
 PAGE = 100  # games listed at most per request
+MAX_ID = 2**62  # ids above this exist nowhere (and would not fit the database's integers)
+Id = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 class Unauthorized(GameError):
@@ -181,9 +194,9 @@ class Platform:
     pool: Pool | None = None
 
     @classmethod
-    def open(cls, url: str, workers: int = 0, cache: Path | None = None) -> Platform:
+    def open(cls, url: str, workers: int = 0, cache: FilePath | None = None) -> Platform:
         store = Store(url)
-        pool = Pool(url, workers, cache or Path(".ninefold-cache")) if workers else None
+        pool = Pool(url, workers, cache or FilePath(".ninefold-cache")) if workers else None
         return cls(store, Accounts(store), Builder(store), pool)
 
     def start(self) -> None:
@@ -264,7 +277,7 @@ Viewer = Annotated[User | None, Depends(viewer)]
 Signed = Annotated[User, Depends(signed_in)]
 
 
-def mount(app: FastAPI, url: str, workers: int = 0, cache: Path | None = None,
+def mount(app: FastAPI, url: str, workers: int = 0, cache: FilePath | None = None,
           ) -> Callable[[], AsyncIterator[None]]:
     """Add the platform's routes and pages to `app`; returns its lifespan (start the
     builder and workers, stop them)."""
@@ -407,7 +420,7 @@ def mount(app: FastAPI, url: str, workers: int = 0, cache: Path | None = None,
         return _version_view(version, True)
 
     @routes.get("/versions/{version_id}", response_model=VersionView, responses=ERRORS)
-    async def version(version_id: int, who: Viewer) -> VersionView:
+    async def version(version_id: Id, who: Viewer) -> VersionView:
         def read() -> VersionView:
             v = store.version(version_id)
             if v is None:
@@ -416,7 +429,7 @@ def mount(app: FastAPI, url: str, workers: int = 0, cache: Path | None = None,
         return await asyncio.to_thread(read)
 
     @routes.get("/bots/{bot_id}", response_model=BotView, responses=ERRORS)
-    async def bot_page(bot_id: int, who: Viewer) -> BotView:
+    async def bot_page(bot_id: Id, who: Viewer) -> BotView:
         def read() -> BotView:
             b = bot_by_id(bot_id)
             mine = who is not None and b.owner_id == who.id
@@ -433,7 +446,7 @@ def mount(app: FastAPI, url: str, workers: int = 0, cache: Path | None = None,
 
     @routes.get("/bots/{bot_id}/rating.png", response_class=Response,
                 responses={200: {"content": {"image/png": {}}}, **ERRORS})
-    async def rating_plot(bot_id: int) -> Response:
+    async def rating_plot(bot_id: Id) -> Response:
         """The bot's rating after each game it played (every version), as a PNG."""
         def draw() -> bytes:
             b = bot_by_id(bot_id)
@@ -458,11 +471,12 @@ def mount(app: FastAPI, url: str, workers: int = 0, cache: Path | None = None,
                            finished=g.finished)
 
     @routes.get("/games", response_model=Games, responses=ERRORS)
-    async def games(contest: str | None = None, bot: int | None = None,
+    async def games(contest: Annotated[str | None, Query(max_length=32)] = None,
+                    bot: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
                     status: Literal["queued", "running", "done"] | None = "done",
-                    limit: int = 50, offset: int = 0) -> Games:
+                    limit: Annotated[int, Query(ge=1, le=PAGE)] = 50,
+                    offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0) -> Games:
         """Games, newest first: of a contest, or of a bot (every version)."""
-        limit = max(1, min(limit, PAGE))
 
         def read() -> Games:
             contest_id = contest_named(contest).id if contest else None
@@ -486,7 +500,7 @@ def mount(app: FastAPI, url: str, workers: int = 0, cache: Path | None = None,
         return g
 
     @routes.get("/games/{game_id}/replay", response_model=Replay, responses=ERRORS)
-    async def game_replay(game_id: int) -> Replay:
+    async def game_replay(game_id: Id) -> Replay:
         def read() -> Replay:
             g = game_row(game_id)
             s = summary(g, {}, {})
@@ -503,7 +517,7 @@ def mount(app: FastAPI, url: str, workers: int = 0, cache: Path | None = None,
 
     @routes.get("/games/{game_id}/logs", response_model=GameLogs,
                 responses={**ERRORS, 401: ERRORS[403]})
-    async def game_logs(game_id: int, u: Signed) -> GameLogs:
+    async def game_logs(game_id: Id, u: Signed) -> GameLogs:
         """The stderr of your bots in this game (403 if neither side is yours)."""
         def read() -> GameLogs:
             g = game_row(game_id)

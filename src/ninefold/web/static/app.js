@@ -536,6 +536,8 @@ function openSetup() {
 
 // --- start -----------------------------------------------------------------------
 buildBoard();
+// the contests link, when this server runs the platform (`ninefold serve --platform`)
+fetch("/api/platform/contests").then((r) => { if (r.ok) $("nav-platform").hidden = false; }, () => {});
 const path = location.pathname;
 let m;
 if ((m = path.match(/^\/g\/([A-Za-z0-9_-]+)$/))) load(m[1]);
