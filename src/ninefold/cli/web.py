@@ -46,6 +46,8 @@ def serve(
         _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     shown = f"[{host}]" if ":" in host else host
     err.print(f"ninefold: the web board is at http://{shown}:{sock.getsockname()[1]}/ "
-              f"(games in {db}; Ctrl-C stops)", highlight=False, markup=False, soft_wrap=True)
+              f"(games in {db}"
+              f"{f'; contests at /platform, {workers} match workers' if platform else ''}"
+              "; Ctrl-C stops)", highlight=False, markup=False, soft_wrap=True)
     config = uvicorn.Config(application, log_level="warning", ws="websockets-sansio")
     uvicorn.Server(config).run(sockets=[sock])

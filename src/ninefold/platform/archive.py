@@ -70,7 +70,8 @@ _DECOMPRESSORS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
     "tar": lambda f: f,
 }
 # What a damaged archive raises from deep inside the standard library while it is read
-# (bz2 and gzip raise OSError, zipfile ValueError for a bad offset).
+# (bz2 and gzip raise OSError, zipfile ValueError for a bad offset and
+# NotImplementedError for a compression method it does not know).
 _DAMAGED = (zipfile.BadZipFile, tarfile.TarError, zlib.error, lzma.LZMAError, EOFError,
             OSError, ValueError, NotImplementedError, struct.error)
 

@@ -139,10 +139,7 @@ def play(job: Job, cache: Path | str) -> Played:
 
 
 def _tail(path: Path | None) -> str:
-    if path is None:
-        return ""
-    text = path.read_bytes()[-MAX_LOG_CHARS:].decode(errors="replace")
-    return text
+    return "" if path is None else path.read_bytes()[-MAX_LOG_CHARS:].decode(errors="replace")
 
 
 # --- a local worker --------------------------------------------------------------------
