@@ -9,6 +9,8 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	@# the CPU build of torch (the RL example's tests); a bare "torch" would pull GBs of CUDA
+	$(PY) -m pip install --quiet 'torch==2.13.0' || echo "torch 2.13.0 not found: pip picks one"
 	$(PY) -m pip install --quiet -e '.[test]'
 	$(VENV)/bin/ninefold warmup
 	touch $(STAMP)
