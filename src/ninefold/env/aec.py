@@ -9,14 +9,16 @@ raises `IllegalActionError` and changes nothing.
 >>> from ninefold.env import ninefold_uttt_v0
 >>> game = ninefold_uttt_v0.env(rules="codingame", opening="random")
 >>> game.reset(seed=7)
+>>> final = {}
 >>> for agent in game.agent_iter():
 ...     observation, reward, termination, truncation, info = game.last()
 ...     if termination or truncation:
+...         final[agent] = reward
 ...         action = None
 ...     else:
 ...         action = int(observation["action_mask"].nonzero()[0][0])  # a policy goes here
 ...     game.step(action)
->>> sorted(game.rewards.values()) in ([-1, 1], [0, 0])
+>>> sorted(final.values()) in ([-1, 1], [0, 0])
 True
 
 Agents: ``player_0`` plays X and moves first, ``player_1`` plays O. An action

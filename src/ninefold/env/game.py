@@ -7,7 +7,7 @@ when something needs one (a picture, a ninefold player).
 
 >>> game = Game("codingame", opening="53271")
 >>> game.player, len(game.moves), int(game.mask().sum())
-(0, 4, 8)
+(0, 4, 9)
 >>> game.play(80)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ninefold.env.batch.IllegalActionError: action 80 (board 8, cell 8) is not legal: ... board 0 ...

@@ -5,7 +5,7 @@
 >>> board.push(Move(4, 4))
 >>> image = rgb_array(board)
 >>> image.shape, image.dtype.name
-((306, 306, 3), 'uint8')
+((318, 318, 3), 'uint8')
 """
 
 from __future__ import annotations
