@@ -67,6 +67,15 @@ def test_bot_clock_runs_a_tiny_measure():
         assert text in done.stdout
 
 
+def test_env_speed_runs_every_row():
+    done = run("env_speed.py", "--seconds", "0.05", "--rounds", "1")
+    assert done.returncode == 0, done.stderr
+    for row in ("kernel random playouts", "OpenSpiel", "PettingZoo AEC", "Gymnasium",
+                "BatchedEnv planes N=4096", "BatchedEnv state N=4096", "numba loop N=4096",
+                "Half the kernel's random-playout moves/s"):
+        assert row in done.stdout
+
+
 def test_bot_clock_refuses_an_unknown_protocol():
     done = run("bot_clock.py", "--protocols", "codingame,nope", "--turns", "1")
     assert done.returncode == 2 and "--protocols" in done.stderr

@@ -30,8 +30,11 @@ def bot_command(
 
 @app.command("warmup")
 def warmup_command() -> None:
-    """Compile every search (or load it from numba's cache) so that later runs start warm."""
+    """Compile every search and the batched RL environment (or load them from numba's cache)
+    so that later runs start warm."""
     import time
+
+    import ninefold.env.batch  # noqa: F401 - registers its numba functions with warmup
 
     t0 = time.monotonic()
     load_all()

@@ -100,11 +100,9 @@ def observe(s: np.ndarray, observer: int, flags: int, out: np.ndarray) -> None:
     theirs_big = s[BIG + 1 - observer]
     closed = s[CLOSED]
     legal_boards = playable_boards(s) if s[SIDE] == observer else 0
-    constant = np.zeros(4, np.int8)
-    constant[0] = observer
-    constant[1] = 1 if flags & FLAG_OPEN_BOARDS else 0
-    constant[2] = 1 if flags & FLAG_WIN_FIVE else 0
-    constant[3] = 1 if flags & FLAG_COUNT_FULL else 0
+    open_boards = 1 if flags & FLAG_OPEN_BOARDS else 0
+    win_five = 1 if flags & FLAG_WIN_FIVE else 0
+    count_full = 1 if flags & FLAG_COUNT_FULL else 0
     for b in range(9):
         mine = s[9 * observer + b]
         theirs = s[9 * (1 - observer) + b]
@@ -120,8 +118,10 @@ def observe(s: np.ndarray, observer: int, flags: int, out: np.ndarray) -> None:
             out[o + 3] = own_board
             out[o + 4] = their_board
             out[o + 5] = closed_board
-            for k in range(4):
-                out[o + 6 + k] = constant[k]
+            out[o + 6] = observer
+            out[o + 7] = open_boards
+            out[o + 8] = win_five
+            out[o + 9] = count_full
 
 
 @njit(cache=True)
