@@ -303,3 +303,24 @@ def test_renders_ansi_and_rgb_array():
 
 def test_planes_are_named():
     assert len(PLANES) == N_PLANES == 10
+
+
+def test_the_ppo_example_learns_evaluates_and_plots(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "examples" / "ppo_uttt.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--timesteps", "1024", "--envs", "2", "--eval-every",
+         "512", "--curve-games", "4", "--eval-games", "6", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads((tmp_path / "result.json").read_text())
+    for opponent in ("random", "naive"):
+        counts = result[opponent]
+        assert counts["wins"] + counts["draws"] + counts["losses"] == counts["games"] == 6
+    assert (tmp_path / "curve.png").stat().st_size > 1000
+    assert (tmp_path / "model.zip").exists()
+    assert "vs naive:" in done.stdout
