@@ -246,8 +246,10 @@ def step_games_masked(
 ) -> None:
     """`step_games` that also keeps `masks` (N, 81), the legal flags of `states`, up to date.
 
-    Only the cells that change are written (usually two small boards' worth),
-    so it costs little more than the step itself.
+    Only the boards whose flags change are written (usually two small boards'
+    worth), not all 81 flags; even so it costs about as much as the move.
+    The step's lines repeat `step_games` on purpose: sharing them through an
+    inlined helper measured 19 M instead of 28 M moves/s (N = 4096).
     """
     for i in range(states.shape[0]):
         s = states[i]
