@@ -198,6 +198,10 @@ def test_batched_env_checks_its_arguments():
         BatchedEnv(2, opening="55555")
     with pytest.raises(RuntimeError, match="reset"):
         BatchedEnv(2).step(np.array([0, 0]))
+    with pytest.raises(InvalidOpeningError, match="a code, 'random' or None"):
+        ninefold_uttt_v0.raw_env(opening=53271)
+    with pytest.raises(InvalidOpeningError, match="5 digits"):
+        UTTTEnv(opening="12")
 
 
 def test_batched_env_state_observations_are_the_kernel_rows():

@@ -32,7 +32,14 @@ from ninefold.env.batch import (
     start_game,
 )
 from ninefold.kernel import RESULT, SIDE, STATE_SIZE, make_rng, play
-from ninefold.rules import Board, Move, Rules, opening_moves, random_opening
+from ninefold.rules import (
+    Board,
+    InvalidOpeningError,
+    Move,
+    Rules,
+    opening_moves,
+    random_opening,
+)
 
 
 class Game:
@@ -40,7 +47,7 @@ class Game:
 
     def __init__(self, rules: str | Rules = "standard", opening: str | None = None) -> None:
         if opening is not None and not isinstance(opening, str):
-            raise IllegalActionError(f"opening must be a code, 'random' or None, not {opening!r}")
+            raise InvalidOpeningError(f"opening must be a code, 'random' or None, not {opening!r}")
         self.rules = Rules.parse(rules)
         self.flags = self.rules.flags
         self.opening_choice = opening
