@@ -38,6 +38,7 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import AgentSelector, wrappers
 
+from ninefold.env.batch import OBS_SHAPE
 from ninefold.env.game import Game
 from ninefold.env.render import ansi, rgb_array
 from ninefold.rules import Rules
@@ -47,8 +48,6 @@ AGENTS = ("player_0", "player_1")
 
 def observation_space() -> spaces.Dict:
     """The observation space every ninefold environment uses."""
-    from ninefold.env.batch import OBS_SHAPE
-
     return spaces.Dict({
         "observation": spaces.Box(0, 1, OBS_SHAPE, np.int8),
         "action_mask": spaces.Box(0, 1, (81,), np.int8),
@@ -104,7 +103,7 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
-        self.game.reset(_python_rng(self._np_random))
+        self.game.reset(self._np_random)
         self._start()
 
     def _start(self) -> None:
@@ -144,9 +143,3 @@ class raw_env(AECEnv, EzPickle):
 
     def close(self) -> None:
         pass
-
-
-def _python_rng(np_random: np.random.Generator) -> Any:
-    import random
-
-    return random.Random(int(np_random.integers(2**63)))

@@ -312,6 +312,8 @@ class IllegalActionError(ValueError):
 
 def opening_mode(opening: str | None) -> tuple[int, np.ndarray]:
     """`opening` (None, a random-four code, or ``"random"``) as the kernel's mode and digits."""
+    if opening is not None and not isinstance(opening, str):
+        raise InvalidOpeningError(f"opening must be a code, 'random' or None, not {opening!r}")
     code = np.zeros(5, np.int64)
     if opening is None:
         return NO_OPENING, code
@@ -320,6 +322,11 @@ def opening_mode(opening: str | None) -> tuple[int, np.ndarray]:
     opening_moves(opening)  # InvalidOpeningError with the reason
     code[:] = [int(ch) - 1 for ch in opening.strip()]
     return FIXED_OPENING, code
+
+
+def _generator(seed: int | None) -> np.ndarray:
+    """The kernel's generator state from a seed (None: fresh entropy), via numpy's SeedSequence."""
+    return make_rng(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0].item())
 
 
 class BatchedEnv:
@@ -338,8 +345,6 @@ class BatchedEnv:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
         if obs not in ("planes", "state"):
             raise ValueError(f"obs must be 'planes' or 'state', not {obs!r}")
-        if opening is not None and not isinstance(opening, str):
-            raise InvalidOpeningError(f"opening must be a code, 'random' or None, not {opening!r}")
         self.num_envs = num_envs
         self.rules = Rules.parse(rules)
         self.flags = self.rules.flags
@@ -348,7 +353,7 @@ class BatchedEnv:
         self.obs_kind = obs
         self.copy = copy
         self.states = np.empty((num_envs, STATE_SIZE), np.int64)
-        self.rng = make_rng(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0].item())
+        self.rng = _generator(seed)
         self._obs = np.zeros((num_envs, 81 * N_PLANES), np.int8)
         self._masks = np.zeros((num_envs, 81), np.bool_)
         self._rewards = np.zeros((num_envs, 2), np.float32)
@@ -364,7 +369,7 @@ class BatchedEnv:
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Start every game again: (observations, masks). `seed` restarts the generator."""
         if seed is not None:
-            self.rng = make_rng(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0].item())
+            self.rng = _generator(seed)
         for i in range(self.num_envs):
             start_game(self.states[i], self.mode, self.code, self.flags, self.rng)
         mask_games(self.states, self._masks)

@@ -32,22 +32,13 @@ from ninefold.env.batch import (
     start_game,
 )
 from ninefold.kernel import RESULT, SIDE, STATE_SIZE, make_rng, play
-from ninefold.rules import (
-    Board,
-    InvalidOpeningError,
-    Move,
-    Rules,
-    opening_moves,
-    random_opening,
-)
+from ninefold.rules import Board, Move, Rules, opening_moves, random_opening
 
 
 class Game:
     """A game of the environments' rules; `opening` None, a random-four code or ``"random"``."""
 
     def __init__(self, rules: str | Rules = "standard", opening: str | None = None) -> None:
-        if opening is not None and not isinstance(opening, str):
-            raise InvalidOpeningError(f"opening must be a code, 'random' or None, not {opening!r}")
         self.rules = Rules.parse(rules)
         self.flags = self.rules.flags
         self.opening_choice = opening
@@ -57,11 +48,12 @@ class Game:
         self.opening: str | None = None
         self.reset(None)
 
-    def reset(self, rng: random.Random | None) -> None:
-        """A new game; a random opening is drawn from `rng`."""
+    def reset(self, np_random: np.random.Generator | None) -> None:
+        """A new game; a random opening is drawn from `np_random` (the environment's)."""
         mode, code = self.mode, self.code
         if self.mode == RANDOM_OPENING:
-            mode, code = opening_mode(random_opening(rng or random.Random()))
+            rng = random.Random(None if np_random is None else int(np_random.integers(2**63)))
+            mode, code = opening_mode(random_opening(rng))
         self.opening = None if mode != FIXED_OPENING else "".join(str(d + 1) for d in code)
         start_game(self.state, mode, code, self.flags, make_rng(0))
         self.moves = [] if self.opening is None else [m.action for m in opening_moves(self.opening)]

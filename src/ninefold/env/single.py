@@ -26,7 +26,6 @@ with ``illegal="penalty"`` it ends the game instead, with reward -1 and
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import gymnasium
@@ -77,7 +76,7 @@ class UTTTEnv(gymnasium.Env):
         super().reset(seed=seed)
         if seed is not None:
             self._seed_opponent(int(self.np_random.integers(2**62)))
-        self.game.reset(random.Random(int(self.np_random.integers(2**63))))
+        self.game.reset(self.np_random)
         if self.play_as == "random":
             self.side = int(self.np_random.integers(2))
         else:
