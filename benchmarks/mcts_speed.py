@@ -5,7 +5,11 @@ rounds, so that load from other processes hits both alike. OpenSpiel's
 C++ `pyspiel.MCTSBot` uses its `RandomRolloutEvaluator` (one random rollout a
 leaf), as in its own examples. The single-thread rows compare engines on
 one core; the two-thread rows (``--threads 2``, the default) show how each
-parallel scheme scales on two.
+parallel scheme scales on two. The network rows: the search with the shipped
+policy-value network (a network evaluation instead of a playout at each
+leaf), and, beside the kernel's random playouts a second, the network's
+evaluations a second in one thread (positions from random games, the
+evaluation called from numba).
 
     .venv/bin/python benchmarks/mcts_speed.py --seconds 2 --rounds 3
 """
@@ -14,25 +18,70 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import typer
+from numba import njit
 from rich.console import Console
 from rich.table import Table
 
-from ninefold import Board
+from ninefold import Board, kernel
 from ninefold.players import MCTSPlayer, warm_up
+from ninefold.players.net import Net, Scratch, evaluate, load_net
 
 app = typer.Typer(add_completion=False)
 console = Console()
 
 
 def ninefold_rate(seconds: float, policy: str, solver: bool, seed: int, threads: int = 1,
-                  parallel: str = "tree") -> float:
+                  parallel: str = "tree", net: str = "off") -> float:
     """Simulations a second of one fresh search of `seconds` from the empty board."""
     player = MCTSPlayer(ms=seconds * 1000, policy=policy, solver=solver, reuse=False, seed=seed,
-                        threads=threads, parallel=parallel)
+                        threads=threads, parallel=parallel, net=net)
     t0 = time.perf_counter()
     result = player.play(Board(), None)
     return result.info["sims"] / (time.perf_counter() - t0)
+
+
+@njit(cache=True)
+def _evaluate_all(net: Net, states: np.ndarray, flags: int, scratch: Scratch,
+                  logits: np.ndarray) -> float:
+    total = 0.0
+    for i in range(states.shape[0]):
+        total += evaluate(net, states[i], flags, scratch, logits)
+    return total
+
+
+def positions(n: int, seed: int) -> np.ndarray:
+    """Kernel states of `n` positions from random games (every ply of each game)."""
+    rng = kernel.make_rng(seed)
+    out = []
+    while len(out) < n:
+        s = kernel.new_state()
+        while s[kernel.RESULT] < 0 and len(out) < n:
+            out.append(s.copy())
+            b, c, x = kernel.random_move(s, rng[0])
+            rng[0] = x
+            kernel.play(s, b, c, 0)
+    return np.array(out)
+
+
+def evaluation_rate(seconds: float, seed: int) -> float:
+    """Network evaluations a second in one thread."""
+    net = load_net("default")
+    states = positions(20_000, seed)
+    scratch, logits = Scratch.make(net), np.empty(81, np.float32)
+    _evaluate_all(net, states[:10], 0, scratch, logits)
+    done = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        _evaluate_all(net, states, 0, scratch, logits)
+        done += len(states)
+    return done / (time.perf_counter() - t0)
+
+
+def playout_rate(seconds: float, seed: int) -> float:
+    """The kernel's random playouts a second from the empty board, one thread."""
+    return kernel.bench(seconds, seed=seed + 1)["playouts_per_s"]
 
 
 def openspiel_rate(seconds: float, seed: int) -> float:
@@ -69,6 +118,11 @@ def main(
     if threads > 1:
         rows[f"ninefold mcts:threads={threads} (one shared tree)"] = []
         rows[f"ninefold mcts:threads={threads},parallel=root (a tree each)"] = []
+    network = {
+        "ninefold mcts:net=default (PUCT, a network evaluation a leaf)": [],
+        "network evaluations/s, one thread": [],
+        "random playouts/s, one thread (the kernel)": [],
+    }
     names = list(rows)
     for r in range(rounds):
         rows[names[0]].append(ninefold_rate(seconds, "win", True, r))
@@ -77,7 +131,12 @@ def main(
         if threads > 1:
             rows[names[3]].append(ninefold_rate(seconds, "win", True, r, threads, "tree"))
             rows[names[4]].append(ninefold_rate(seconds, "win", True, r, threads, "root"))
-        console.print(f"round {r + 1}: " + ", ".join(f"{v[-1]:,.0f}" for v in rows.values()))
+        sims, evals, playouts = network.values()
+        sims.append(ninefold_rate(seconds, "win", True, r, net="default"))
+        evals.append(evaluation_rate(seconds, r))
+        playouts.append(playout_rate(seconds, r))
+        console.print(f"round {r + 1}: " + ", ".join(
+            f"{v[-1]:,.0f}" for v in [*rows.values(), *network.values()]))
     ref = sorted(rows[names[2]])[len(rows[names[2]]) // 2]
     title = f"MCTS simulations/s from the empty board, {seconds:g} s searches"
     table = Table(title=title)
@@ -89,6 +148,17 @@ def main(
         med = sorted(values)[len(values) // 2]
         spread = f"{min(values):,.0f}..{max(values):,.0f}"
         table.add_row(name, f"{med:,.0f}", spread, f"{med / ref:.2f}x")
+    console.print(table)
+    table = Table(title=f"With the network, {seconds:g} s runs")
+    table.add_column("what")
+    table.add_column("median per second", justify="right")
+    table.add_column("min..max", justify="right")
+    table.add_column("vs pure mcts sims/s", justify="right")
+    pure = sorted(rows[names[0]])[len(rows[names[0]]) // 2]
+    for name, values in network.items():
+        med = sorted(values)[len(values) // 2]
+        table.add_row(name, f"{med:,.0f}", f"{min(values):,.0f}..{max(values):,.0f}",
+                      f"{med / pure:.2f}x")
     console.print(table)
 
 

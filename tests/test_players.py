@@ -200,7 +200,7 @@ def test_one_rule_picks_the_move_to_play() -> None:
 
 def _check_tree(tree: Tree) -> None:
     """Every expanded node owns its own run of children; visits add up below it."""
-    first, nchild, _move, visits, wins, _status, _meta = (np.asarray(x) for x in tree.arrays)
+    first, nchild, _move, visits, wins = (np.asarray(x) for x in tree.arrays[:5])
     stack = [tree.root]
     claimed = np.zeros(tree.capacity, bool)
     while stack:

@@ -9,7 +9,13 @@ Spec options (all optional)::
     mcts:parallel=tree       how threads share the work: ``tree``, one tree searched by
                              all threads (virtual loss); ``root``, a tree per thread,
                              their root statistics summed at the end
-    mcts:c=0.5               exploration constant of UCT (rewards are 1 / 0.5 / 0; 0 < c <= 10)
+    mcts:net=default         value positions with the policy-value network shipped with
+                             ninefold (PUCT with its move probabilities as priors), or
+                             with the network in a file: ``net=PATH`` (``net=off``: none)
+    mcts:mix=0.25            with a network, value a leaf by this share of a playout's
+                             result and the rest the network's (default 0.5)
+    mcts:c=0.5               exploration constant of UCT, or of PUCT with a network
+                             (rewards are 1 / 0.5 / 0; 0 < c <= 10)
     mcts:policy=win          playouts take a move that wins the game at once (``random``: never)
     mcts:solver=off          no MCTS-solver
     mcts:reuse=off           start every move from an empty tree
@@ -57,11 +63,14 @@ from ninefold.players.base import (
     register,
     usable_cpus,
 )
+from ninefold.players.net import Net, load_net
 from ninefold.players.warmup import warm_up
 from ninefold.rules import Board, Move
 
 # Defaults chosen by measurement (docs/players.md has the numbers).
 DEFAULT_C = 0.6
+DEFAULT_NET_C = 1.0  # PUCT's constant with a network
+DEFAULT_MIX = 0.5  # with a network, a leaf's value is half a playout's
 DEFAULT_MS = timing.DEFAULT_PLAYER_MS
 # the time budget's numbers live in ninefold.timing
 SAFETY_MS = timing.MCTS_SAFETY_MS
@@ -120,10 +129,11 @@ class Tree:
         self.root_state = state.copy()
         return False
 
-    def search(self, sims: int, c: float, policy: int, solver: bool, worker: int = 0) -> int:
+    def search(self, sims: int, c: float, policy: int, solver: bool, worker: int = 0,
+               net: Net | None = None, mix: float = 0.0) -> int:
         assert self.root_state is not None
         return int(mt.search(self.arrays, self.root_state, self.flags, sims, c, policy, solver,
-                             self.rngs[worker]))
+                             self.rngs[worker], net, mix))
 
     def children(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(actions, visits, wins, status) of the root's children."""
@@ -181,7 +191,7 @@ class MCTSPlayer(Player):
         sims: int | None = None,
         threads: int = 1,
         parallel: str = "tree",
-        c: float = DEFAULT_C,
+        c: float | None = None,
         policy: str = "win",
         solver: bool = True,
         reuse: bool = True,
@@ -189,6 +199,8 @@ class MCTSPlayer(Player):
         seed: int | None = None,
         tm: str = "smart",
         margin: str = "auto",
+        net: str = "off",
+        mix: float = DEFAULT_MIX,
     ) -> None:
         check_positive("ms", ms, MAX_MS, "a day")
         check_positive("sims", sims, MAX_SIMS, "hours of search")
@@ -198,6 +210,13 @@ class MCTSPlayer(Player):
                              f"{cpus} CPU{'s' if cpus > 1 else ''} (threads=1..{cpus})")
         if parallel not in ("tree", "root"):
             raise ValueError(f"parallel must be 'tree' or 'root', not {parallel!r}")
+        self.net: Net | None = None if net in ("off", "none", "") else load_net(net)
+        if c is None:
+            c = DEFAULT_C if self.net is None else DEFAULT_NET_C
+        if not 0 <= mix <= 1:
+            raise ValueError(f"mix must be 0..1 (the share of a playout in a leaf's value), "
+                             f"not {mix!r}")
+        self.mix = mix
         if not 0 < c <= MAX_C:
             raise ValueError(f"c must be more than 0 and at most {MAX_C:g}, not {c!r}")
         if policy not in ("random", "win"):
@@ -241,7 +260,7 @@ class MCTSPlayer(Player):
         self._history: list[Move] | None = None
         self._rules = None
         self._pool: ThreadPoolExecutor | None = None
-        warm_up("mcts")
+        warm_up("mcts" if self.net is None else ["mcts", "mcts-net"])
 
     def new_game(self) -> None:
         self._history = None  # the trees stay allocated; the next move resets them
@@ -337,7 +356,7 @@ class MCTSPlayer(Player):
             else:
                 n = chunk
             t0 = time.perf_counter()
-            done = tree.search(n, self.c, self.policy, self.solver, worker)
+            done = tree.search(n, self.c, self.policy, self.solver, worker, self.net, self.mix)
             t1 = time.perf_counter()
             total += done
             if done:

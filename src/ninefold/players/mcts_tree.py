@@ -55,10 +55,12 @@ from ninefold.kernel import (
 )
 from ninefold.players import warmup
 from ninefold.players.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
+from ninefold.players.net import MAX_ACTIVE, Net, Scratch, evaluate, random_net
 
 UNKNOWN, LOSS, DRAW, WIN_ = -1, 0, 1, 2
 ROOT, USED = 0, 1  # the two entries of `meta`
 EXPANDING = -2  # first[n] while one thread writes n's children
+FPU_REDUCTION = 0.1  # PUCT: an unvisited child is valued at its parent's value less this
 
 POLICY_RANDOM = 0  # uniform random playouts
 POLICY_WIN = 1  # take a move that wins the game at once, else uniform
@@ -76,11 +78,13 @@ class TreeArrays(NamedTuple):
     visits: np.ndarray  # simulations through n
     wins: np.ndarray  # their total reward for the player who *made* move[n] (1, 0.5, 0)
     status: np.ndarray  # the proven value for that same player: UNKNOWN, LOSS, DRAW, WIN_
+    prior: np.ndarray  # the network's probability of move[n] (0 without a network)
     meta: np.ndarray  # [root, used]: the root's node number, nodes handed out (past
     # the capacity once the tree is full)
 
 
-DTYPES = TreeArrays(np.int32, np.int8, np.int8, np.int32, np.float64, np.int8, np.int64)
+DTYPES = TreeArrays(np.int32, np.int8, np.int8, np.int32, np.float64, np.int8, np.float32,
+                    np.int64)
 BYTES_PER_NODE = sum(np.dtype(d).itemsize for d in DTYPES[:-1])
 
 
@@ -92,7 +96,7 @@ def alloc(capacity: int) -> TreeArrays:
     >>> tree.first.shape, int(tree.meta[USED])
     ((100,), 1)
     """
-    sizes = [capacity] * 6 + [2]
+    sizes = [capacity] * 7 + [2]
     arrays = []
     for size, dtype in zip(sizes, DTYPES, strict=True):
         a = np.empty(size, dtype)
@@ -127,13 +131,16 @@ def reset(t: TreeArrays) -> None:
     t.visits[0] = 0
     t.wins[0] = 0.0
     t.status[0] = UNKNOWN
+    t.prior[0] = 1.0
     t.meta[ROOT] = 0
     t.meta[USED] = 1
 
 
 @njit(cache=True, inline="always")
-def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int) -> int:
-    """Give `node` (whose position is `s`) its children.
+def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndarray,
+            priors: bool) -> int:
+    """Give `node` (whose position is `s`) its children; with `priors`, their priors are
+    the softmax of `logits` (indexed by action) over the legal moves.
 
     Returns 1 if it did, 0 if another thread is expanding or has expanded it,
     -1 if the tree is full.
@@ -170,12 +177,24 @@ def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int) -> int:
             t.move[n] = 9 * b + c
             t.visits[n] = 0
             t.wins[n] = 0.0
+            t.prior[n] = logits[9 * b + c] if priors else 0.0
             if w >> c & 1:
                 status[n] = WIN_
                 won = True
             else:
                 status[n] = UNKNOWN
             n += 1
+    if priors:
+        top = t.prior[used]
+        for i in range(used + 1, used + k):
+            top = max(top, t.prior[i])
+        total = 0.0
+        for i in range(used, used + k):
+            p = np.exp(t.prior[i] - top)
+            t.prior[i] = p
+            total += p
+        for i in range(used, used + k):
+            t.prior[i] /= total
     t.nchild[node] = k
     if won:
         status[node] = LOSS
@@ -186,17 +205,26 @@ def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int) -> int:
 @njit(cache=True, nogil=True)
 def search(
     t: TreeArrays, root_state: np.ndarray, flags: int, sims: int, c: float, policy: int,
-    solver: bool, rng: np.ndarray,
+    solver: bool, rng: np.ndarray, net: Net | None = None, mix: float = 0.0,
 ) -> int:
     """Run up to `sims` simulations from the root; returns how many ran.
+
+    Without `net`: UCT, a new leaf is expanded on its second visit and valued
+    by a playout. With `net` (PUCT): a leaf is expanded on its first visit,
+    its children get the network's move probabilities as priors, and it is
+    valued by the network, mixed with a playout's result in the share `mix`.
 
     Stops early when the root is proven (with `solver`). Threads may call this
     on one tree at once, each with its own `rng`.
     """
-    first, nchild, move, status = t.first, t.nchild, t.move, t.status
+    first, nchild, move, status, prior = t.first, t.nchild, t.move, t.status, t.prior
     visits, wins = t.visits, t.wins
     s = np.empty_like(root_state)
     path = np.empty(90, np.int64)
+    logits = np.zeros(81, np.float32)
+    if net is not None:
+        scratch = Scratch(np.empty(MAX_ACTIVE, np.int64), np.empty(net.b1.shape[0], np.float32),
+                          np.empty(net.b2.shape[0], np.float32))
     root = t.meta[ROOT]
     root_side = root_state[SIDE]
     x = rng[0]
@@ -210,31 +238,46 @@ def search(
         node = root
         depth = 0
         path[0] = root
-        prior = atomic_add(visits, root, 1)  # visits of `node` before this simulation
-        winner = -1  # of this simulation: 0 X, 1 O, -1 draw
+        before = atomic_add(visits, root, 1)  # visits of `node` before this simulation
+        reward = 0.5  # of this simulation for X: 1 X won, 0 O won, 1/2 a draw
         while True:
             st = status[node]
             if st != UNKNOWN and (solver or s[RESULT] >= 0):
                 mover = root_side ^ (depth & 1) ^ 1
-                winner = mover if st == WIN_ else (mover ^ 1 if st == LOSS else -1)
+                reward = 0.5 if st == DRAW else (1.0 if (st == WIN_) == (mover == 0) else 0.0)
                 break
             f = atomic_load(first, node)
             if f < 0:
+                if net is not None:
+                    v = evaluate(net, s, flags, scratch, logits)  # for the side to move
+                    grown = _expand(t, node, s, flags, logits, True)
+                    if grown > 0 and solver and status[node] != UNKNOWN:
+                        continue  # proven at once by a winning child
+                    reward = v if s[SIDE] == 0 else 1.0 - v
+                    if mix > 0.0:
+                        result, x = playout(s, flags, policy, x)
+                        played = 0.5 if result == 0 else (1.0 if result == 1 else 0.0)
+                        reward = (1.0 - mix) * reward + mix * played
+                    break
                 grown = 0
-                if node == root or prior > 0:
-                    grown = _expand(t, node, s, flags)
+                if node == root or before > 0:
+                    grown = _expand(t, node, s, flags, logits, False)
                 f = atomic_load(first, node)
                 if grown <= 0 and f < 0:  # a new leaf, the tree is full, or being expanded
                     result, x = playout(s, flags, policy, x)
-                    winner = result - 1
+                    reward = 0.5 if result == 0 else (1.0 if result == 1 else 0.0)
                     break
                 if solver and status[node] != UNKNOWN:
                     continue  # proven at once by a winning child
-            # select a child by UCT
+            # select a child: UCT, or PUCT with the network's priors
             k = nchild[node]
             best = -1
             best_value = -1e300
-            log_n = np.log(max(visits[node], 1))
+            n_parent = max(visits[node], 1)
+            log_n = np.log(n_parent)
+            sqrt_n = np.sqrt(n_parent)
+            # an unvisited child's value with a network: the parent's, a little less
+            fpu = 1.0 - wins[node] / n_parent - FPU_REDUCTION
             for i in range(f, f + k):
                 sti = status[i]
                 if solver:
@@ -244,11 +287,17 @@ def search(
                         best = i
                         break
                 n = visits[i]
-                if n == 0:
-                    best = i
-                    break
-                q = 0.5 if (solver and sti == DRAW) else wins[i] / n
-                value = q + c * np.sqrt(log_n / n)
+                if net is not None:
+                    q = fpu if n == 0 else wins[i] / n
+                    if solver and sti == DRAW:
+                        q = 0.5
+                    value = q + c * prior[i] * sqrt_n / (1 + n)
+                else:
+                    if n == 0:
+                        best = i
+                        break
+                    q = 0.5 if (solver and sti == DRAW) else wins[i] / n
+                    value = q + c * np.sqrt(log_n / n)
                 if value > best_value:
                     best_value = value
                     best = i
@@ -259,7 +308,7 @@ def search(
             depth += 1
             path[depth] = best
             node = best
-            prior = atomic_add(visits, node, 1)
+            before = atomic_add(visits, node, 1)
             if s[RESULT] >= 0 and status[node] == UNKNOWN:
                 mover = root_side ^ (depth & 1) ^ 1
                 r = s[RESULT] - 1
@@ -269,10 +318,9 @@ def search(
         for d in range(depth, -1, -1):
             n = path[d]
             mover = root_side ^ (d & 1) ^ 1
-            if winner < 0:
-                atomic_add(wins, n, 0.5)
-            elif winner == mover:
-                atomic_add(wins, n, 1.0)
+            gain = reward if mover == 0 else 1.0 - reward
+            if gain != 0.0:
+                atomic_add(wins, n, gain)
             if proving and d > 0:
                 parent = path[d - 1]
                 if status[parent] != UNKNOWN:
@@ -341,6 +389,7 @@ def compact(src: TreeArrays, dst: TreeArrays) -> int:
         dst.visits[k] = src.visits[o]
         dst.wins[k] = src.wins[o]
         dst.status[k] = src.status[o]
+        dst.prior[k] = src.prior[o]
     for k in range(tail):
         o = queue[k]
         if first[o] >= 0:
@@ -428,11 +477,17 @@ def _small_tree() -> TreeArrays:
 
 warmup.add("mcts", seconds=10, steps=[
     (reset, lambda: (alloc(200),)),
-    (search, lambda: (_small_tree(), new_state(), 0, 4, 0.5, POLICY_WIN, True, make_rng(1))),
+    (search, lambda: (_small_tree(), new_state(), 0, 4, 0.5, POLICY_WIN, True, make_rng(1),
+                      None, 0.0)),
     (children, lambda: (_small_tree(), 0)),
     (best_of, lambda: (np.zeros(2, np.int64), np.zeros(2, np.int64))),
     (principal_variation, lambda: (_small_tree(), 4)),
     (find_child, lambda: (_small_tree(), 0, 0)),
     (compact, lambda: (_small_tree(), alloc(200))),
     (play, lambda: (new_state(), 4, 4, 0)),  # called from Python when the tree is reused
+])
+
+warmup.add("mcts-net", seconds=8, steps=[
+    (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
+                      random_net(0, 8, 8), 0.0)),
 ])

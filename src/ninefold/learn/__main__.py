@@ -1,0 +1,50 @@
+"""``python -m ninefold.learn``: train the policy-value network from scratch, in rounds.
+
+    python -m ninefold.learn --out runs/net --seed 1
+
+needs ``pip install ninefold[train]`` (PyTorch); see `ninefold.learn.rounds`.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import fields
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(add_completion=False)
+
+
+@app.command()
+def main(
+    out: Annotated[Path, typer.Option(help="Directory for data, networks and plot.")] = Path(
+        "runs/net"),
+    rounds: int = typer.Option(4, min=1, help="Rounds of self-play and training."),
+    games: int = typer.Option(4000, min=2, help="Self-play games a round."),
+    first_games: int = typer.Option(10000, min=2, help="Self-play games of round 0."),
+    sims: int = typer.Option(800, min=2, help="Simulations a move in self-play with a network."),
+    pure_sims: int = typer.Option(1600, min=2, help="Simulations a move in round 0 (pure MCTS)."),
+    epochs: int = typer.Option(6, min=1, help="Training passes over the data a round."),
+    window: int = typer.Option(3, min=1, help="Rounds of data trained on."),
+    gate_pairs: int = typer.Option(100, min=1, help="Pairs of games in each gating match."),
+    gate_sims: int = typer.Option(400, min=2, help="Simulations a move in gating matches."),
+    seed: int = typer.Option(1, help="Seed of everything random."),
+    workers: int = typer.Option(2, min=1, help="Processes for self-play and matches."),
+) -> None:
+    """Train the network in rounds: self-play, training, a gating match."""
+    try:
+        from ninefold.learn.rounds import Plan, train_rounds
+    except ImportError as exc:
+        sys.exit(f"ninefold.learn needs the training extra: pip install 'ninefold[train]' ({exc})")
+    args = locals()
+    plan = Plan(**{f.name: args[f.name] for f in fields(Plan) if f.name in args})
+    command = "python -m ninefold.learn " + shlex.join(sys.argv[1:])
+    best = train_rounds(plan, out, command)
+    print(best if best else "no network passed its gating match")
+
+
+if __name__ == "__main__":
+    app()

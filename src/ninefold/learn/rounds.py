@@ -1,0 +1,166 @@
+"""Training in rounds: self-play with the best network so far, train, keep the new
+network only if it wins a gating match.
+
+Round 0 plays pure MCTS against itself (there is no network yet); each later
+round plays the best network's search. The training set is the last
+`Plan.window` rounds' positions; a round's new network starts from the best
+one's weights (round 0's from random weights). The candidate then plays the
+best network (round 0's: pure MCTS) over `Plan.gate_pairs` paired games at
+equal simulations, and replaces it if it scores at least `Plan.gate_score`;
+every candidate also plays pure MCTS, for the strength curve. Everything a
+round makes stays in the output directory: ``data_R.npz``, ``net_R.npz``,
+``rounds.jsonl`` (losses, scores, times) and ``rounds.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ninefold.arena.ratings import match_elo
+from ninefold.learn import selfplay
+from ninefold.learn.selfplay import Positions
+from ninefold.learn.train import Dataset, PolicyValue, evaluate_losses, fit, from_net, to_net
+from ninefold.players.net import load_net, save_net
+
+PURE_C = 0.6  # the pure search's exploration constant (ninefold.players.mcts's default)
+
+
+@dataclass
+class Plan:
+    """What a training run does (every field is recorded with the networks)."""
+
+    rounds: int = 4
+    games: int = 4000  # self-play games a round
+    first_games: int = 10000  # self-play games of round 0 (pure MCTS, cheaper)
+    sims: int = 800  # simulations a move in self-play with a network
+    pure_sims: int = 1600  # simulations a move of round 0's pure MCTS self-play
+    c: float = 1.0  # PUCT exploration of the network's search
+    window: int = 3  # rounds of positions trained on
+    epochs: int = 6
+    lr: float = 2e-3
+    gate_pairs: int = 100  # paired games of the gating match (twice as many games)
+    gate_sims: int = 400
+    gate_score: float = 0.55
+    seed: int = 1
+    workers: int = 2
+
+
+def say(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def train_rounds(plan: Plan, out: Path, command: str) -> Path | None:
+    """Run `plan`, writing into `out`; returns the best network's file."""
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / "rounds.jsonl"
+    best: Path | None = None
+    torch.manual_seed(plan.seed)
+    for r in range(plan.rounds):
+        t0 = time.perf_counter()
+        data_path = out / f"data_{r}.npz"
+        sims = plan.sims if best else plan.pure_sims
+        games = plan.games if r else plan.first_games
+        if data_path.exists():
+            say(f"round {r}: self-play data already in {data_path}")
+        else:
+            say(f"round {r}: self-play, {games} games at {sims} simulations a move, "
+                f"{'network ' + best.name if best else 'pure MCTS'}")
+            pos = selfplay.generate(games, sims, plan.c if best else PURE_C,
+                                    str(best) if best else None, plan.seed + 1000 * r,
+                                    plan.workers, selfplay.print_progress)
+            pos.save(data_path)
+        t_play = time.perf_counter() - t0
+        parts = [Positions.load(out / f"data_{k}.npz")
+                 for k in range(max(0, r - plan.window + 1), r + 1)]
+        newest = parts[-1]
+        held = max(1, len(newest) // 20)  # the newest positions, kept out of training
+        val = Positions(*(getattr(newest, f)[-held:] for f in selfplay.FIELDS))
+        parts[-1] = Positions(*(getattr(newest, f)[:-held] for f in selfplay.FIELDS))
+        train = Dataset(Positions.concat(parts))
+        valid = Dataset(val)
+        model = from_net(load_net(best)) if best else PolicyValue()
+        say(f"round {r}: training on {len(train)} positions (x8 symmetries), {plan.epochs} "
+            f"epochs")
+        t1 = time.perf_counter()
+        def report(e: int, n: int, model: PolicyValue = model, valid: Dataset = valid) -> None:
+            say(f"  epoch {e}/{n}: held-out {evaluate_losses(model, valid)}")
+
+        fit(model, train, plan.epochs, plan.seed * 100 + r, lr=plan.lr, report=report)
+        losses = evaluate_losses(model, valid)
+        t_train = time.perf_counter() - t1
+        candidate = out / f"net_{r}.npz"
+        meta = {"command": command, "round": r, "plan": asdict(plan),
+                "data": [f"data_{k}.npz" for k in range(max(0, r - plan.window + 1), r + 1)],
+                "positions": len(train), "torch": torch.__version__}
+        save_net(to_net(model), candidate, meta)
+        say(f"round {r}: gating match, {2 * plan.gate_pairs} games at {plan.gate_sims} "
+            f"simulations, against {best.name if best else 'pure MCTS'}")
+        gate = selfplay.match(str(candidate), str(best) if best else None, plan.gate_sims,
+                              plan.gate_pairs, plan.seed * 100 + r, plan.c,
+                              plan.c if best else PURE_C, workers=plan.workers)
+        gate_score = float(np.mean(gate)) / 2
+        if best is None:
+            pure = gate
+        else:
+            say(f"round {r}: against pure MCTS, {2 * plan.gate_pairs} games")
+            pure = selfplay.match(str(candidate), None, plan.gate_sims, plan.gate_pairs,
+                                  plan.seed * 100 + r, plan.c, PURE_C, workers=plan.workers)
+        pure_elo = match_elo(pure, paired=True)
+        accepted = gate_score >= plan.gate_score
+        if accepted:
+            best = candidate
+        row = {"round": r, "positions": len(train), "policy_loss": losses.policy,
+               "policy_entropy": losses.policy_entropy, "value_loss": losses.value,
+               "gate_score": gate_score, "accepted": accepted,
+               "pure_score": float(np.mean(pure)) / 2, "pure_elo": pure_elo.elo,
+               "pure_elo_low": pure_elo.low, "pure_elo_high": pure_elo.high,
+               "selfplay_s": t_play, "train_s": t_train,
+               "total_s": time.perf_counter() - t0}
+        with open(log, "a") as f:
+            f.write(json.dumps(row) + "\n")
+        say(f"round {r}: {losses}; gate {gate_score:.1%} ({'kept' if accepted else 'dropped'}); "
+            f"against pure MCTS {pure_elo}")
+        plot(log, out / "rounds.png")
+    return best
+
+
+def plot(log: Path, path: Path) -> None:
+    """Losses and strength per round, from the run's log."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    r = [row["round"] for row in rows]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    a1.plot(r, [row["policy_loss"] for row in rows], "o-", label="policy (cross-entropy)")
+    a1.plot(r, [row["policy_entropy"] for row in rows], ":",
+            label="policy floor (targets' entropy)")
+    a1.plot(r, [row["value_loss"] for row in rows], "s-", label="value (binary cross-entropy)")
+    a1.set_xlabel("round")
+    a1.set_ylabel("held-out loss")
+    a1.legend()
+    elo = [row["pure_elo"] for row in rows]
+    err = [[row["pure_elo"] - row["pure_elo_low"] for row in rows],
+           [row["pure_elo_high"] - row["pure_elo"] for row in rows]]
+    a2.errorbar(r, elo, yerr=err, fmt="o-", capsize=3)
+    for row in rows:
+        a2.annotate("kept" if row["accepted"] else "dropped", (row["round"], row["pure_elo"]),
+                    textcoords="offset points", xytext=(5, -12), fontsize=8)
+    a2.set_xlabel("round")
+    a2.set_ylabel("Elo against pure MCTS, equal simulations")
+    a2.axhline(0, color="grey", lw=0.5)
+    for ax in (a1, a2):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -1,0 +1,246 @@
+"""The policy-value network the `mcts` search can ask instead of playing out.
+
+A small multilayer perceptron, evaluated one position at a time inside the
+numba search (no framework at play time):
+
+    275 binary features -> 256 ReLU -> 128 ReLU -> 81 move logits and 1 value
+
+The features (`features`) are seen by the side to move: its marks (81), the
+opponent's (81), the legal cells (81), the small boards each side owns (9 + 9),
+the closed boards (9), a free move, playing O, and the three rules flags
+(board count, open boards, five boards), so one network knows every preset.
+About 40 features are on in a typical position, so the first layer is the
+sum of their rows of `w1` rather than a matrix product; the second layer
+skips the units ReLU silenced. The value is the expected score of the side
+to move (win 1, draw 1/2, loss 0).
+
+The weights are plain float32 arrays in a ``.npz`` file (`save_net`,
+`load_net`); the one shipped with ninefold is `DEFAULT_PATH`, made by
+``python -m ninefold.learn`` (its ``meta`` entry records the command, the seed
+and the data), and `DEFAULT_SHA256` is its checksum.
+
+>>> net = load_net("default")
+>>> net.w1.shape, net.wp.shape
+((275, 256), (128, 81))
+>>> s = kernel.new_state()
+>>> logits = np.empty(81, np.float32)
+>>> 0.0 < evaluate(net, s, 0, Scratch.make(net), logits) < 1.0
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ninefold import kernel
+from ninefold.kernel import BIG, CLOSED, FORCED, NTH, SIDE, empty_cells, playable_boards
+from ninefold.players import warmup
+from ninefold.rules import FLAG_COUNT_FULL, FLAG_OPEN_BOARDS, FLAG_WIN_FIVE
+
+# feature offsets
+OWN, OPP, LEGAL, OWN_BOARDS, OPP_BOARDS, CLOSED_BOARDS = 0, 81, 162, 243, 252, 261
+FREE_MOVE, PLAYS_O, COUNT_FULL, OPEN_BOARDS, WIN_FIVE = 270, 271, 272, 273, 274
+FEATURES = 275
+MAX_ACTIVE = 81 + 81 + 27 + 6  # marks and legal cells cannot overlap: fewer in practice
+HIDDEN = (256, 128)
+
+DEFAULT_PATH = Path(__file__).with_name("net_default.npz")
+DEFAULT_SHA256 = "073c70a0c978d9443caf2f5478bf25048219fb4be4637353a0549fcba208b868"
+
+
+class NetError(ValueError):
+    """A weights file that is missing, unreadable or not a ninefold network."""
+
+
+class Net(NamedTuple):
+    """The network's weights (float32, C order); shapes in `SHAPES`."""
+
+    w1: np.ndarray  # (FEATURES, H1): one row per feature
+    b1: np.ndarray  # (H1,)
+    w2: np.ndarray  # (H1, H2): one row per first-layer unit
+    b2: np.ndarray  # (H2,)
+    wp: np.ndarray  # (H2, 81): policy logits
+    bp: np.ndarray  # (81,)
+    wv: np.ndarray  # (H2,): value logit
+    bv: np.ndarray  # (1,)
+
+
+def shapes(h1: int = HIDDEN[0], h2: int = HIDDEN[1]) -> dict[str, tuple[int, ...]]:
+    """The shape of each weight array for hidden sizes `h1`, `h2`."""
+    return {"w1": (FEATURES, h1), "b1": (h1,), "w2": (h1, h2), "b2": (h2,),
+            "wp": (h2, 81), "bp": (81,), "wv": (h2,), "bv": (1,)}
+
+
+class Scratch(NamedTuple):
+    """Work arrays for one thread's evaluations."""
+
+    idx: np.ndarray  # active feature indices
+    h1: np.ndarray
+    h2: np.ndarray
+
+    @classmethod
+    def make(cls, net: Net) -> Scratch:
+        return cls(np.empty(MAX_ACTIVE, np.int64), np.empty(net.b1.shape[0], np.float32),
+                   np.empty(net.b2.shape[0], np.float32))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bits(mask: int, base: int, idx: np.ndarray, n: int) -> int:
+    """Append `base + i` for each set bit i of `mask`."""
+    while mask:
+        idx[n] = base + NTH[mask & 0x1FF, 0]
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def features(s: np.ndarray, flags: int, idx: np.ndarray) -> int:
+    """Write the indices of the features that are on in `s` into `idx`; returns how many."""
+    p = s[SIDE] & 1
+    q = p ^ 1
+    n = 0
+    for b in range(9):
+        n = _bits(s[9 * p + b], OWN + 9 * b, idx, n)
+        n = _bits(s[9 * q + b], OPP + 9 * b, idx, n)
+    boards = playable_boards(s)
+    while boards:
+        b = NTH[boards, 0]
+        boards &= boards - 1
+        n = _bits(empty_cells(s, b), LEGAL + 9 * b, idx, n)
+    n = _bits(s[BIG + p], OWN_BOARDS, idx, n)
+    n = _bits(s[BIG + q], OPP_BOARDS, idx, n)
+    n = _bits(s[CLOSED], CLOSED_BOARDS, idx, n)
+    if s[FORCED] < 0:
+        idx[n] = FREE_MOVE
+        n += 1
+    if p == 1:
+        idx[n] = PLAYS_O
+        n += 1
+    if flags & FLAG_COUNT_FULL:
+        idx[n] = COUNT_FULL
+        n += 1
+    if flags & FLAG_OPEN_BOARDS:
+        idx[n] = OPEN_BOARDS
+        n += 1
+    if flags & FLAG_WIN_FIVE:
+        idx[n] = WIN_FIVE
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def evaluate(net: Net, s: np.ndarray, flags: int, scratch: Scratch, logits: np.ndarray) -> float:
+    """The value of `s` for the side to move (0..1); writes the 81 move logits to `logits`."""
+    idx, h1, h2 = scratch.idx, scratch.h1, scratch.h2
+    w1, w2, wp, wv = net.w1, net.w2, net.wp, net.wv
+    n = features(s, flags, idx)
+    n1, n2 = h1.shape[0], h2.shape[0]
+    for j in range(n1):
+        h1[j] = net.b1[j]
+    for k in range(n):
+        row = idx[k]
+        for j in range(n1):
+            h1[j] += w1[row, j]
+    for j in range(n2):
+        h2[j] = net.b2[j]
+    for i in range(n1):
+        x = h1[i]
+        if x > 0.0:
+            for j in range(n2):
+                h2[j] += x * w2[i, j]
+    for j in range(81):
+        logits[j] = net.bp[j]
+    v = net.bv[0]
+    for i in range(n2):
+        x = h2[i]
+        if x > 0.0:
+            for j in range(81):
+                logits[j] += x * wp[i, j]
+            v += x * wv[i]
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+# --- files -------------------------------------------------------------------------------
+
+
+def save_net(net: Net, path: str | Path, meta: dict[str, object]) -> None:
+    """Write `net` and its `meta` (how it was made) as a .npz, atomically."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "wb") as f:
+        np.savez(f, meta=np.array(json.dumps(meta, sort_keys=True)),
+                 **{k: np.ascontiguousarray(v, np.float32) for k, v in net._asdict().items()})
+    os.replace(tmp, path)
+
+
+def load_net(path: str | Path = "default") -> Net:
+    """The network in the .npz `path` (``"default"``: the one shipped with ninefold).
+
+    Raises `NetError` with the reason if the file is missing or not a network.
+    """
+    p = DEFAULT_PATH if str(path) == "default" else Path(path)
+    try:
+        with np.load(p, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in Net._fields if k in data.files}
+    except FileNotFoundError:
+        raise NetError(f"no network file {str(p)!r}") from None
+    except IsADirectoryError:
+        raise NetError(f"network file {str(p)!r} is a directory") from None
+    except Exception as exc:  # numpy raises several kinds for a damaged archive
+        raise NetError(f"network file {str(p)!r} is not readable ({exc})") from None
+    missing = [k for k in Net._fields if k not in arrays]
+    if missing:
+        raise NetError(f"network file {str(p)!r} has no {', '.join(missing)}")
+    h1, h2 = arrays["b1"].shape[:1] or (0,), arrays["b2"].shape[:1] or (0,)
+    want = shapes(h1[0], h2[0])
+    for name, shape in want.items():
+        a = arrays[name]
+        if a.shape != shape or a.dtype != np.float32:
+            raise NetError(f"network file {str(p)!r}: {name} is {a.dtype}{list(a.shape)}, "
+                           f"not float32{list(shape)}")
+        if not np.isfinite(a).all():
+            raise NetError(f"network file {str(p)!r}: {name} holds NaN or infinity")
+    return Net(*(np.ascontiguousarray(arrays[k]) for k in Net._fields))
+
+
+def net_meta(path: str | Path = "default") -> dict[str, object]:
+    """The ``meta`` entry of a weights file: how the network was made."""
+    p = DEFAULT_PATH if str(path) == "default" else Path(path)
+    with np.load(p, allow_pickle=False) as data:
+        return json.loads(str(data["meta"])) if "meta" in data.files else {}
+
+
+def sha256(path: str | Path) -> str:
+    """The SHA-256 of a file, in hex."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def random_net(seed: int = 0, h1: int = HIDDEN[0], h2: int = HIDDEN[1]) -> Net:
+    """A network with small random weights (for tests and the first training round)."""
+    rng = np.random.default_rng(seed)
+    arrays = {}
+    for name, shape in shapes(h1, h2).items():
+        fan_in = shape[0] if len(shape) == 2 else 1
+        scale = 0.0 if name.startswith("b") else np.sqrt(2.0 / max(fan_in, 1)) * 0.5
+        arrays[name] = (rng.standard_normal(shape) * scale).astype(np.float32)
+    return Net(**arrays)
+
+
+def _tiny() -> tuple[Net, Scratch]:
+    net = random_net(0, 8, 8)
+    return net, Scratch.make(net)
+
+
+warmup.add("net", seconds=4, steps=[
+    (features, lambda: (kernel.new_state(), 0, np.empty(MAX_ACTIVE, np.int64))),
+    (evaluate, lambda: (*_tiny()[:1], kernel.new_state(), 0, _tiny()[1],
+                        np.empty(81, np.float32))),
+])

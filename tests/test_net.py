@@ -1,0 +1,258 @@
+"""The policy-value network: its features, its forward pass, its files, and the search
+that uses it (`ninefold.players.net`, `mcts:net=`, `ninefold.learn`)."""
+
+from __future__ import annotations
+
+import random
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from ninefold import Board
+from ninefold.kernel import from_board
+from ninefold.learn.train import PolicyValue, encode, from_net, symmetries, to_net
+from ninefold.players import Limit, PlayerSpecError, make_player
+from ninefold.players import net as netmod
+from ninefold.players.net import (
+    DEFAULT_PATH,
+    DEFAULT_SHA256,
+    FEATURES,
+    MAX_ACTIVE,
+    NetError,
+    Scratch,
+    evaluate,
+    features,
+    load_net,
+    net_meta,
+    random_net,
+    save_net,
+    sha256,
+    shapes,
+)
+from ninefold.rules import PRESETS, Move, O, X
+
+
+def random_board(seed: int, rules: str = "standard") -> Board:
+    rng = random.Random(seed)
+    board = Board(rules=PRESETS[rules])
+    for _ in range(rng.randrange(0, 70)):
+        if board.outcome() is not None:
+            break
+        board.push(rng.choice(list(board.legal_moves)))
+    return board
+
+
+def expected_features(board: Board) -> set[int]:
+    """The features that are on, computed from a `Board` the readable way."""
+    me, them = (X, O) if board.turn is X else (O, X)
+    on = set()
+    legal = {m.action for m in board.legal_moves}
+    for a in range(81):
+        if board.cells[a] is me:
+            on.add(netmod.OWN + a)
+        if board.cells[a] is them:
+            on.add(netmod.OPP + a)
+        if a in legal:
+            on.add(netmod.LEGAL + a)
+    for b in range(9):
+        if board.owners[b] is me:
+            on.add(netmod.OWN_BOARDS + b)
+        if board.owners[b] is them:
+            on.add(netmod.OPP_BOARDS + b)
+        if board.is_closed(b):
+            on.add(netmod.CLOSED_BOARDS + b)
+    if board.target is None:
+        on.add(netmod.FREE_MOVE)
+    if board.turn is O:
+        on.add(netmod.PLAYS_O)
+    r = board.rules
+    for flag, feature in ((r.full_grid == "count", netmod.COUNT_FULL),
+                          (r.open_boards, netmod.OPEN_BOARDS),
+                          (r.win == "five", netmod.WIN_FIVE)):
+        if flag:
+            on.add(feature)
+    return on
+
+
+@pytest.mark.parametrize("rules", sorted(PRESETS))
+def test_features_agree_with_board(rules):
+    idx = np.empty(MAX_ACTIVE, np.int64)
+    for seed in range(150):
+        board = random_board(seed, rules)
+        n = features(from_board(board), board.rules.flags, idx)
+        assert sorted(idx[:n].tolist()) == sorted(expected_features(board)), board
+
+
+def test_symmetries_map_positions_to_positions():
+    """A game played through a symmetry has the mapped features and the mapped moves."""
+    fmaps, amaps = symmetries()
+    for k in range(8):
+        assert sorted(fmaps[k]) == list(range(FEATURES)) and sorted(amaps[k]) == list(range(81))
+    for seed in range(40):
+        rng = random.Random(seed)
+        board = Board()
+        moves = []
+        for _ in range(rng.randrange(1, 60)):
+            if board.outcome() is not None:
+                break
+            moves.append(rng.choice(list(board.legal_moves)))
+            board.push(moves[-1])
+        k = seed % 8
+        image = Board()
+        for m in moves:
+            image.push(Move.from_action(int(amaps[k][m.action])))
+        x = encode(from_board(board)[None, :], np.zeros(1, np.int64))[0]
+        y = encode(from_board(image)[None, :], np.zeros(1, np.int64))[0]
+        mapped = np.zeros_like(x)
+        mapped[fmaps[k]] = x
+        assert np.array_equal(mapped, y)
+
+
+def test_forward_pass_agrees_with_torch():
+    torch.manual_seed(3)
+    model = PolicyValue()
+    for p in model.parameters():  # larger weights than the initial ones: a sharper test
+        p.data.mul_(3)
+    net = to_net(model)
+    scratch, logits = Scratch.make(net), np.empty(81, np.float32)
+    boards = [random_board(seed, rules) for seed in range(40) for rules in ("standard",
+                                                                            "tic-tac-ku")]
+    states = np.array([from_board(b) for b in boards])
+    flags = np.array([b.rules.flags for b in boards])
+    with torch.no_grad():
+        want_logits, want_value = model(torch.from_numpy(encode(states, flags)).float())
+    for i in range(len(boards)):
+        v = evaluate(net, states[i], int(flags[i]), scratch, logits)
+        assert v == pytest.approx(float(torch.sigmoid(want_value[i])), abs=1e-4)
+        np.testing.assert_allclose(logits, want_logits[i].numpy(), atol=1e-3)
+    back = to_net(from_net(net))
+    assert all(np.array_equal(a, b) for a, b in zip(net, back, strict=True))
+
+
+# --- files --------------------------------------------------------------------------------
+
+
+def test_shipped_weights_load_with_their_shape_checksum_and_recipe():
+    net = load_net("default")
+    for name, shape in shapes().items():
+        assert getattr(net, name).shape == shape
+        assert getattr(net, name).dtype == np.float32
+    assert sha256(DEFAULT_PATH) == DEFAULT_SHA256
+    meta = net_meta("default")
+    assert meta["command"].startswith("python -m ninefold.learn")
+    assert meta["plan"]["seed"] is not None and meta["data"]
+
+
+def test_bad_weights_files_give_one_clear_error(tmp_path):
+    net = random_net(1)
+    good = tmp_path / "good.npz"
+    save_net(net, good, {"test": True})
+    assert net_meta(good) == {"test": True}
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(good.read_bytes()[:5000])
+    garbage = tmp_path / "garbage.npz"
+    garbage.write_bytes(b"not a network\n" * 10)
+    narrow = tmp_path / "narrow.npz"
+    save_net(net._replace(wp=net.wp[:, :80].copy()), narrow, {})
+    nan = tmp_path / "nan.npz"
+    bad = net.w2.copy()
+    bad[0, 0] = np.nan
+    save_net(net._replace(w2=bad), nan, {})
+    partial = tmp_path / "partial.npz"
+    np.savez(partial, w1=net.w1)
+    cases = {tmp_path / "missing.npz": "no network file", truncated: "not readable",
+             garbage: "not readable", narrow: r"wp is float32\[128, 80\], not float32\[128, 81\]",
+             nan: "w2 holds NaN", partial: "has no b1", tmp_path: "is a directory"}
+    for path, message in cases.items():
+        with pytest.raises(NetError, match=message) as info:
+            load_net(path)
+        assert "\n" not in str(info.value)
+        with pytest.raises(PlayerSpecError, match=message):
+            make_player(f"mcts:net={path}")
+    # the pure search is still there
+    assert make_player("mcts:sims=50,seed=1").play(Board(), Limit()).move in Board().legal_moves
+
+
+def test_a_missing_default_network_leaves_the_pure_search(tmp_path, monkeypatch):
+    monkeypatch.setattr(netmod, "DEFAULT_PATH", tmp_path / "gone.npz")
+    with pytest.raises(PlayerSpecError, match="no network file"):
+        make_player("mcts:net=default")
+    assert make_player("mcts:sims=50,seed=1").play(Board(), Limit()).move in Board().legal_moves
+
+
+# --- the search with a network ------------------------------------------------------------
+
+
+def test_network_search_plays_legal_moves_with_threads_and_reuse(tmp_path):
+    path = tmp_path / "net.npz"
+    save_net(random_net(2), path, {})
+    for spec in (f"mcts:net={path},sims=300,seed=1", f"mcts:net={path},sims=300,threads=2",
+                 f"mcts:net={path},sims=300,mix=0.5,seed=2",
+                 f"mcts:net={path},sims=300,parallel=root,threads=2"):
+        player = make_player(spec)
+        board = Board()
+        while board.outcome() is None:
+            result = player.play(board, Limit())
+            assert result.move in board.legal_moves
+            board.push(result.move)
+
+
+def test_network_search_keeps_the_solver(tmp_path):
+    """With any network, the solver still plays a win in one and says it is proven."""
+    path = tmp_path / "net.npz"
+    save_net(random_net(5), path, {})
+    board = Board.from_position("standard xxxxxxxx1/9/9/o1oo1oo1o/9/9/o1o6/9/9 x 2 xx.......")
+    result = make_player(f"mcts:net={path},sims=2000,seed=1").play(board, Limit())
+    assert (str(result.move), result.info["proven"]) == ("i1", "win")
+
+
+def test_mix_is_checked():
+    with pytest.raises(PlayerSpecError, match=r"mix must be 0\.\.1"):
+        make_player("mcts:net=default,mix=2")
+
+
+def test_copied_network_file_plays_like_the_default(tmp_path):
+    copy = tmp_path / "copy.npz"
+    shutil.copy(DEFAULT_PATH, copy)
+    a = make_player("mcts:net=default,sims=500,seed=4").play(Board(), Limit())
+    b = make_player(f"mcts:net={copy},sims=500,seed=4").play(Board(), Limit())
+    assert a.move == b.move
+
+
+# --- training ---------------------------------------------------------------------------
+
+
+def test_training_command_runs_rounds_end_to_end(tmp_path):
+    """A tiny run of `python -m ninefold.learn`: data, networks, log and plot per round."""
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "ninefold.learn", "--out", str(out), "--rounds", "2",
+           "--first-games", "4", "--games", "4", "--pure-sims", "30", "--sims", "20",
+           "--epochs", "1", "--gate-pairs", "1", "--gate-sims", "20", "--seed", "3"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [json.loads(line) for line in (out / "rounds.jsonl").read_text().splitlines()]
+    assert [r["round"] for r in rows] == [0, 1]
+    assert all(0 <= r["gate_score"] <= 1 and r["policy_loss"] > 0 for r in rows)
+    for r in (0, 1):
+        assert (out / f"data_{r}.npz").exists()
+        meta = net_meta(out / f"net_{r}.npz")
+        assert meta["round"] == r and meta["plan"]["seed"] == 3
+        assert meta["command"].startswith("python -m ninefold.learn --out")
+        load_net(out / f"net_{r}.npz")
+    assert (out / "rounds.png").stat().st_size > 10_000
+    assert "round 1: gating match" in done.stderr
+
+
+def test_training_refuses_bad_options(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "ninefold.learn", "--out", str(tmp_path),
+                           "--rounds", "0"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
