@@ -162,8 +162,9 @@ def test_bad_weights_files_give_one_clear_error(tmp_path):
     save_net(net._replace(w2=bad), nan, {})
     partial = tmp_path / "partial.npz"
     np.savez(partial, w1=net.w1)
-    cases = {tmp_path / "missing.npz": "no network file", truncated: "not readable",
-             garbage: "not readable", narrow: r"wp is float32\[128, 80\], not float32\[128, 81\]",
+    cases = {tmp_path / "missing.npz": "no network file", truncated: "not a .npz weights file",
+             garbage: "not a .npz weights file",
+             narrow: r"wp is float32\[128, 80\], not float32\[128, 81\]",
              nan: "w2 holds NaN", partial: "has no b1", tmp_path: "is a directory"}
     for path, message in cases.items():
         with pytest.raises(NetError, match=message) as info:

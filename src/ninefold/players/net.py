@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -187,6 +188,8 @@ def load_net(path: str | Path = "default") -> Net:
     Raises `NetError` with the reason if the file is missing or not a network.
     """
     p = DEFAULT_PATH if str(path) == "default" else Path(path)
+    if p.is_file() and not zipfile.is_zipfile(p):
+        raise NetError(f"network file {str(p)!r} is not a .npz weights file")
     try:
         with np.load(p, allow_pickle=False) as data:
             arrays = {k: data[k] for k in Net._fields if k in data.files}
