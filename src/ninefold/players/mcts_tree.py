@@ -274,10 +274,12 @@ def search(
             best = -1
             best_value = -1e300
             n_parent = max(visits[node], 1)
-            log_n = np.log(n_parent)
-            sqrt_n = np.sqrt(n_parent)
-            # an unvisited child's value with a network: the parent's, a little less
-            fpu = 1.0 - wins[node] / n_parent - FPU_REDUCTION
+            if net is not None:
+                sqrt_n = np.sqrt(n_parent)
+                # an unvisited child's value: the parent's, a little less
+                fpu = 1.0 - wins[node] / n_parent - FPU_REDUCTION
+            else:
+                log_n = np.log(n_parent)
             for i in range(f, f + k):
                 sti = status[i]
                 if solver:
