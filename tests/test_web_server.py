@@ -10,6 +10,7 @@ import sys
 import time
 
 import httpx2 as httpx
+import pytest
 from webserver import alive, children, start_server, stop_server
 
 
@@ -59,3 +60,42 @@ def test_an_unusable_database_is_one_line(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "cannot open the games database" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+KILLED_EARLY = """
+import asyncio, os, signal, sys, time
+from ninefold.rules import Board
+from ninefold.web.analysis import _Worker
+from ninefold.web.computer import Computer
+
+async def main():
+    if sys.argv[2] == "computer":
+        computer = Computer(workers=2)
+        asyncio.get_running_loop().create_task(computer.move(1, Board()))
+    else:
+        _Worker().start()
+    await asyncio.sleep(float(sys.argv[1]))  # the workers are being spawned
+    os.kill(os.getpid(), signal.SIGKILL)
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("worker", ["computer", "analysis"])
+def test_workers_spawned_as_the_server_is_killed_end_too(worker):
+    """A worker still starting when the server dies (before it could ask for the
+    parent-death signal) ends as well, instead of holding the server's pipes forever."""
+    from test_processes import kill_all, marked, survivors
+
+    mark = os.urandom(8).hex()
+    env = dict(os.environ, NINEFOLD_TEST_MARK=mark)
+    try:
+        for delay in (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8):
+            done = subprocess.run([sys.executable, "-c", KILLED_EARLY, str(delay), worker], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  timeout=60)
+            assert done.returncode == -signal.SIGKILL
+        left = survivors(mark, wait_s=10)
+        assert not left, f"{len(left)} workers outlive the server killed while starting them"
+    finally:
+        kill_all(marked(mark))

@@ -34,6 +34,7 @@ import contextlib
 import itertools
 import json
 import math
+import os
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -167,10 +168,10 @@ def read_message(text: str, max_ms: float) -> Job | None:
 # --- in a worker process -------------------------------------------------------------
 
 
-def _serve(conn: Connection, searched: Any, busy: Any) -> None:
+def _serve(conn: Connection, searched: Any, busy: Any, server: int) -> None:
     """A worker's life: analyses, one after another, until told to end (None) or the
     pipe closes. Every analysis ends with ``("end", ident, error or None)``."""
-    end_with_parent()
+    end_with_parent(server)
     from ninefold.players.mcts import MCTSPlayer  # the worker's own imports: numba
 
     player = MCTSPlayer(threads=1, nodes=NODES)
@@ -299,7 +300,8 @@ class _Worker:
         self.kill()
         ctx = get_context("spawn")
         mine, theirs = ctx.Pipe()
-        process = ctx.Process(target=_serve, args=(theirs, self.searched, self.busy),
+        process = ctx.Process(target=_serve,
+                              args=(theirs, self.searched, self.busy, os.getpid()),
                               name="ninefold-analysis", daemon=True)
         try:
             process.start()

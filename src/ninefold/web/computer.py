@@ -27,18 +27,20 @@ from ninefold.rules import Board, Move
 
 MAX_WORKERS = 4
 PR_SET_PDEATHSIG = 1  # prctl(2)
-_parent = os.getppid()  # in a worker (spawned: this module is imported there): the server
 
 _players: dict[int, Player] = {}  # in a worker: one player per level
 
 
-def end_with_parent() -> None:
-    """In a worker, first: end when the server process ends, even by SIGKILL (Linux's
-    parent-death signal; elsewhere a worker ends when its pipe closes)."""
+def end_with_parent(server: int) -> None:
+    """In a worker, first: end when the server process (pid `server`) ends, even by
+    SIGKILL (Linux's parent-death signal; elsewhere a worker ends when its pipe closes).
+
+    The server passes its pid: a worker that finds another parent was orphaned while
+    it started, before the signal could be asked for, and ends at once."""
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != _parent:  # the server died before the signal was asked for
+    if os.getppid() != server:
         os._exit(0)
 
 
@@ -61,7 +63,8 @@ class Computer:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"),
-                                             initializer=end_with_parent)
+                                             initializer=end_with_parent,
+                                             initargs=(os.getpid(),))
         return self._pool
 
     async def move(self, level: int, board: Board) -> Move:
