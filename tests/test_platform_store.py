@@ -6,6 +6,7 @@ as separate processes would have, started together at a barrier.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import warnings
 from collections import Counter
@@ -97,6 +98,22 @@ def test_processes_opening_an_empty_database_at_once_migrate_it_once(store_url: 
     for opened in at_once(WORKERS, lambda _: Store(store_url)):
         assert opened.contests() == []
         opened.close()
+
+
+def test_opening_a_new_sqlite_database_waits_for_another_writer(tmp_path):
+    """SQLite does not call its busy handler to switch a database to WAL while another
+    connection holds the write lock: without a retry, one of several processes opening
+    a new database at once failed with 'database is locked' (seen in CI)."""
+    path = tmp_path / "new.sqlite"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")  # as another process's first migration does
+    releaser = threading.Timer(0.5, writer.rollback)
+    releaser.start()
+    try:
+        Store(f"sqlite:///{path}").close()
+    finally:
+        releaser.join()
+        writer.close()
 
 
 def test_a_database_from_newer_code_is_refused_in_one_line(store: Store):

@@ -229,3 +229,28 @@ def test_a_game_replays_frame_by_frame(client):
     assert len(film["frames"]) == 6 and film["frames"][0]["last"] is None
     assert film["frames"][5]["last"] == film["moves"][4]
     assert client.get("/api/arena").status_code == 404  # not an arena database
+
+
+def test_the_games_database_opens_while_another_process_writes_it(tmp_path):
+    """A new database is switched to WAL even while another connection holds the write
+    lock (SQLite does not wait for it there by itself)."""
+    import sqlite3
+    import threading
+
+    from ninefold.web.games import Mode, WebGame
+    from ninefold.web.store import GameStore
+
+    path = tmp_path / "web.sqlite"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")
+    releaser = threading.Timer(0.5, writer.rollback)
+    releaser.start()
+    try:
+        store = GameStore(path)
+    finally:
+        releaser.join()
+        writer.close()
+    game, _ = WebGame.new(store.new_id(), Mode.COMPUTER, level=1)
+    store.add(game)
+    assert store.get(game.id) == game
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone() == ("wal",)

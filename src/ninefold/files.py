@@ -1,4 +1,5 @@
-"""Writing files so that a failure never leaves a truncated one behind.
+"""Writing files so that a failure never leaves a truncated one behind (and SQLite
+files in WAL mode, where a kill between two writes loses nothing written).
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "games.txt"
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,3 +40,22 @@ def atomic_file(path: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+
+
+def sqlite_wal(connection: sqlite3.Connection | sqlite3.Cursor, timeout_s: float = 30.0) -> None:
+    """Put the SQLite database of `connection` in WAL mode, waiting up to `timeout_s`
+    for another connection's write lock.
+
+    SQLite does not call its busy handler to change the journal mode: without the
+    retry here, one of several processes opening a new database at once failed
+    with 'database is locked'.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)

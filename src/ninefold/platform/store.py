@@ -52,6 +52,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
+from ninefold.files import sqlite_wal
+
 MIGRATIONS = Path(__file__).with_name("migrations")
 WRITE = "ninefold_write"  # execution option: on SQLite, begin with BEGIN IMMEDIATE
 MIGRATION_LOCK = 0x9F01D  # PostgreSQL advisory lock: one process migrates at a time
@@ -361,7 +363,7 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA journal_mode = WAL")
+    sqlite_wal(cursor, BUSY_TIMEOUT_MS / 1000)
     cursor.execute("PRAGMA synchronous = NORMAL")
     cursor.execute("PRAGMA foreign_keys = ON")
     cursor.close()

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ninefold.files import sqlite_wal
 from ninefold.rules import Mark, Move, Rules
 from ninefold.web.games import Clock, Mode, NotFound, Stale, WebGame, maybe_side
 
@@ -68,7 +69,7 @@ class GameStore:
         self.path = str(path)
         self._local = threading.local()
         db = self._connection()
-        db.execute("PRAGMA journal_mode=WAL")
+        sqlite_wal(db)
         db.executescript(SCHEMA)
         have = {row[1] for row in db.execute("PRAGMA table_info(web_games)")}
         for name, kind in ADDED.items():
