@@ -248,6 +248,15 @@ def test_training_command_runs_rounds_end_to_end(tmp_path):
         load_net(out / f"net_{r}.npz")
     assert (out / "rounds.png").stat().st_size > 10_000
     assert "round 1: gating match" in done.stderr
+    made = {r: (out / f"net_{r}.npz").read_bytes() for r in (0, 1)}
+    again = subprocess.run([*cmd[:6], "3", *cmd[7:]], capture_output=True, text=True,
+                           timeout=600)  # three rounds: goes on after round 1
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "round 0: done in an earlier run" in again.stderr
+    assert "round 1: done in an earlier run" in again.stderr
+    assert all((out / f"net_{r}.npz").read_bytes() == made[r] for r in (0, 1))
+    rows = [json.loads(line) for line in (out / "rounds.jsonl").read_text().splitlines()]
+    assert [r["round"] for r in rows] == [0, 1, 2]
 
 
 def test_training_refuses_bad_options(tmp_path):

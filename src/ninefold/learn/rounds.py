@@ -9,7 +9,8 @@ best network (round 0's: pure MCTS) over `Plan.gate_pairs` paired games at
 equal simulations, and replaces it if it scores at least `Plan.gate_score`;
 every candidate also plays pure MCTS, for the strength curve. Everything a
 round makes stays in the output directory: ``data_R.npz``, ``net_R.npz``,
-``rounds.jsonl`` (losses, scores, times) and ``rounds.png``.
+``rounds.jsonl`` (losses, scores, times) and ``rounds.png``. Run again on the
+same directory with more rounds, a run goes on after its last finished round.
 """
 
 from __future__ import annotations
@@ -19,17 +20,18 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
 from ninefold.arena.ratings import match_elo
 from ninefold.learn import selfplay
-from ninefold.learn.selfplay import Positions
+from ninefold.learn.selfplay import Positions, Searcher
 from ninefold.learn.train import Dataset, PolicyValue, evaluate_losses, fit, from_net, to_net
 from ninefold.players.net import load_net, save_net
 
-PURE_C = 0.6  # the pure search's exploration constant (ninefold.players.mcts's default)
+PURE = Searcher()  # pure MCTS at ninefold.players.mcts's defaults
 
 
 @dataclass
@@ -42,6 +44,7 @@ class Plan:
     sims: int = 800  # simulations a move in self-play with a network
     pure_sims: int = 1600  # simulations a move of round 0's pure MCTS self-play
     c: float = 1.0  # PUCT exploration of the network's search
+    mix: float = 0.5  # the playout's share of a leaf's value in the network's search
     window: int = 3  # rounds of positions trained on
     epochs: int = 6
     lr: float = 2e-3
@@ -61,21 +64,27 @@ def train_rounds(plan: Plan, out: Path, command: str) -> Path | None:
     """Run `plan`, writing into `out`; returns the best network's file."""
     out.mkdir(parents=True, exist_ok=True)
     log = out / "rounds.jsonl"
+    finished = rounds_done(log)
     best: Path | None = None
     torch.manual_seed(plan.seed)
     for r in range(plan.rounds):
+        candidate = out / f"net_{r}.npz"
+        if r in finished and candidate.exists():
+            accepted = bool(finished[r]["accepted"])
+            say(f"round {r}: done in an earlier run ({'kept' if accepted else 'dropped'})")
+            best = candidate if accepted else best
+            continue
         t0 = time.perf_counter()
         data_path = out / f"data_{r}.npz"
+        player = Searcher(str(best), plan.c, plan.mix) if best else PURE
         sims = plan.sims if best else plan.pure_sims
         games = plan.games if r else plan.first_games
         if data_path.exists():
             say(f"round {r}: self-play data already in {data_path}")
         else:
-            say(f"round {r}: self-play, {games} games at {sims} simulations a move, "
-                f"{'network ' + best.name if best else 'pure MCTS'}")
-            pos = selfplay.generate(games, sims, plan.c if best else PURE_C,
-                                    str(best) if best else None, plan.seed + 1000 * r,
-                                    plan.workers, selfplay.print_progress)
+            say(f"round {r}: self-play, {games} games at {sims} simulations a move, {player}")
+            pos = selfplay.generate(games, sims, player, plan.seed + 1000 * r, plan.workers,
+                                    selfplay.print_progress)
             pos.save(data_path)
         t_play = time.perf_counter() - t0
         parts = [Positions.load(out / f"data_{k}.npz")
@@ -96,23 +105,22 @@ def train_rounds(plan: Plan, out: Path, command: str) -> Path | None:
         fit(model, train, plan.epochs, plan.seed * 100 + r, lr=plan.lr, report=report)
         losses = evaluate_losses(model, valid)
         t_train = time.perf_counter() - t1
-        candidate = out / f"net_{r}.npz"
         meta = {"command": command, "round": r, "plan": asdict(plan),
                 "data": [f"data_{k}.npz" for k in range(max(0, r - plan.window + 1), r + 1)],
                 "positions": len(train), "torch": torch.__version__}
         save_net(to_net(model), candidate, meta)
+        new = Searcher(str(candidate), plan.c, plan.mix)
         say(f"round {r}: gating match, {2 * plan.gate_pairs} games at {plan.gate_sims} "
-            f"simulations, against {best.name if best else 'pure MCTS'}")
-        gate = selfplay.match(str(candidate), str(best) if best else None, plan.gate_sims,
-                              plan.gate_pairs, plan.seed * 100 + r, plan.c,
-                              plan.c if best else PURE_C, workers=plan.workers)
+            f"simulations, against {player}")
+        gate = selfplay.match(new, player, plan.gate_sims, plan.gate_pairs, plan.seed * 100 + r,
+                              workers=plan.workers)
         gate_score = float(np.mean(gate)) / 2
         if best is None:
             pure = gate
         else:
             say(f"round {r}: against pure MCTS, {2 * plan.gate_pairs} games")
-            pure = selfplay.match(str(candidate), None, plan.gate_sims, plan.gate_pairs,
-                                  plan.seed * 100 + r, plan.c, PURE_C, workers=plan.workers)
+            pure = selfplay.match(new, PURE, plan.gate_sims, plan.gate_pairs,
+                                  plan.seed * 100 + r, workers=plan.workers)
         pure_elo = match_elo(pure, paired=True)
         accepted = gate_score >= plan.gate_score
         if accepted:
@@ -132,6 +140,14 @@ def train_rounds(plan: Plan, out: Path, command: str) -> Path | None:
     return best
 
 
+def rounds_done(log: Path) -> dict[int, dict[str, Any]]:
+    """The rounds an earlier run into the same directory finished (from its log)."""
+    if not log.exists():
+        return {}
+    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    return {int(row["round"]): row for row in rows}
+
+
 def plot(log: Path, path: Path) -> None:
     """Losses and strength per round, from the run's log."""
     import matplotlib
@@ -139,7 +155,7 @@ def plot(log: Path, path: Path) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    rows = [row for _, row in sorted(rounds_done(log).items())]
     r = [row["round"] for row in rows]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
     a1.plot(r, [row["policy_loss"] for row in rows], "o-", label="policy (cross-entropy)")

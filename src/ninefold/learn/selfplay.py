@@ -27,7 +27,7 @@ import numpy as np
 from ninefold import kernel
 from ninefold.moves import opening_moves, random_opening
 from ninefold.players import mcts_tree as mt
-from ninefold.players.mcts import PROVEN_VALUE, Tree
+from ninefold.players.mcts import DEFAULT_C, PROVEN_VALUE, Tree
 from ninefold.players.net import Net, load_net
 from ninefold.rules import PRESETS
 
@@ -35,6 +35,23 @@ PRESET_MIX = {"standard": 0.4, "codingame": 0.3, "open-boards": 0.15, "tic-tac-k
 SAMPLE_PLIES = 8  # moves after the opening drawn in proportion to the visits
 EMPTY_SHARE = 0.1  # games from the empty board rather than a random-four opening
 GAMES_PER_TASK = 10
+
+
+@dataclass(frozen=True)
+class Searcher:
+    """A search as self-play and matches run it: the network file `net` (None: pure
+    MCTS, UCT), its exploration `c`, and the playout's share `mix` of a leaf's value."""
+
+    net: str | None = None
+    c: float = DEFAULT_C
+    mix: float = 0.0
+
+    def __str__(self) -> str:
+        name = Path(self.net).name if self.net else "pure MCTS"
+        return f"{name} (c={self.c:g}{f', mix={self.mix:g}' if self.net else ''})"
+
+    def load(self) -> Net | None:
+        return load_net(self.net) if self.net else None
 
 
 @dataclass
@@ -70,17 +87,18 @@ class Positions:
 FIELDS = ("states", "flags", "policy", "value", "result")
 
 
-def search_move(tree: Tree, s: np.ndarray, last: list[int] | None, sims: int, c: float,
+def search_move(tree: Tree, s: np.ndarray, last: list[int] | None, sims: int, who: Searcher,
                 net: Net | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """Search `s` (reached from the tree's root by `last`); the root's children
-    (actions, visits, wins, status) and the index of the best."""
+    """Search `s` (reached from the tree's root by `last`) as `who` (whose network,
+    loaded, is `net`); the root's children (actions, visits, wins, status) and the
+    index of the best."""
     tree.set_root(s, last)
-    tree.search(sims, c, mt.POLICY_WIN, True, net=net)
+    tree.search(sims, who.c, mt.POLICY_WIN, True, net=net, mix=who.mix)
     actions, visits, wins, status = tree.children()
     return actions, visits, wins, status, int(mt.best_of(visits, status))
 
 
-def play_game(tree: Tree, flags: int, start: list[int], sims: int, c: float,
+def play_game(tree: Tree, flags: int, start: list[int], sims: int, who: Searcher,
               net: Net | None, rng: random.Random) -> Positions:
     """One self-play game from the actions `start`; its positions."""
     s = kernel.new_state()
@@ -92,7 +110,7 @@ def play_game(tree: Tree, flags: int, start: list[int], sims: int, c: float,
     last: list[int] | None = None
     ply = 0
     while s[kernel.RESULT] < 0:
-        actions, visits, wins, status, i = search_move(tree, s, last, sims, c, net)
+        actions, visits, wins, status, i = search_move(tree, s, last, sims, who, net)
         policy = np.zeros(81, np.float32)
         policy[actions] = visits / max(visits.sum(), 1)
         value = float(PROVEN_VALUE.get(int(status[i]), wins[i] / max(visits[i], 1)))
@@ -114,11 +132,11 @@ def play_game(tree: Tree, flags: int, start: list[int], sims: int, c: float,
     )
 
 
-def _task(args: tuple[int, int, int, float, str | None, int]) -> Positions:
+def _task(args: tuple[int, int, int, Searcher]) -> Positions:
     """Worker: `games` games with seed `seed` (a process-pool task)."""
-    games, seed, sims, c, net_path, _ = args
+    games, seed, sims, who = args
     rng = random.Random(seed)
-    net = load_net(net_path) if net_path else None
+    net = who.load()
     tree = Tree(min(200 * sims + 10_000, 4_000_000), seed)
     names, weights = zip(*PRESET_MIX.items(), strict=True)
     parts = []
@@ -126,24 +144,24 @@ def _task(args: tuple[int, int, int, float, str | None, int]) -> Positions:
         rules = PRESETS[rng.choices(names, weights=weights)[0]]
         start = [] if rng.random() < EMPTY_SHARE else [
             m.action for m in opening_moves(random_opening(rng))]
-        parts.append(play_game(tree, rules.flags, start, sims, c, net, rng))
+        parts.append(play_game(tree, rules.flags, start, sims, who, net, rng))
     return Positions.concat(parts)
 
 
-def _duel(args: tuple[str | None, str | None, int, float, float, str, int]) -> float:
+def _duel(args: tuple[Searcher, Searcher, int, str, int]) -> float:
     """Worker: one pair of games from one opening, `a` as X then as O; a's points (0-2)."""
-    a_path, b_path, sims, c_a, c_b, rules_name, seed = args
+    a, b, sims, rules_name, seed = args
     rng = random.Random(seed)
-    nets = [load_net(a_path) if a_path else None, load_net(b_path) if b_path else None]
-    cs = [c_a, c_b]
+    searchers = [a, b]
+    nets = [a.load(), b.load()]
     flags = PRESETS[rules_name].flags
     start = [m.action for m in opening_moves(random_opening(rng))]
     points = 0.0
     for a_side in (0, 1):
         trees = [Tree(min(200 * sims + 10_000, 4_000_000), seed + k) for k in range(2)]
         s = kernel.new_state()
-        for a in start:
-            kernel.play(s, a // 9, a % 9, flags)
+        for action in start:
+            kernel.play(s, action // 9, action % 9, flags)
         for tree in trees:
             tree.flags = flags
         played: list[int] = []
@@ -153,33 +171,33 @@ def _duel(args: tuple[str | None, str | None, int, float, float, str, int]) -> f
             who = 0 if side == a_side else 1
             tree = trees[who]
             last = played[seen[who]:] if tree.root_state is not None else None
-            actions, _, _, _, i = search_move(tree, s, last, sims, cs[who], nets[who])
+            actions, _, _, _, i = search_move(tree, s, last, sims, searchers[who], nets[who])
             seen[who] = len(played)
-            a = int(actions[i])
-            kernel.play(s, a // 9, a % 9, flags)
-            played.append(a)
+            action = int(actions[i])
+            kernel.play(s, action // 9, action % 9, flags)
+            played.append(action)
         winner = int(s[kernel.RESULT]) - 1
         points += 0.5 if winner < 0 else float(winner == a_side)
     return points
 
 
-def match(a: str | None, b: str | None, sims: int, pairs: int, seed: int, c_a: float,
-          c_b: float, rules: str = "standard", workers: int = 2) -> list[float]:
-    """Paired games between two searches at `sims` simulations a move: the network
-    files `a` and `b` (None: pure MCTS). Each pair starts from a random-four
-    opening with colours swapped; returns a's points per pair (0, 0.5, ... 2)."""
-    tasks = [(a, b, sims, c_a, c_b, rules, seed * 7919 + k) for k in range(pairs)]
+def match(a: Searcher, b: Searcher, sims: int, pairs: int, seed: int,
+          rules: str = "standard", workers: int = 2) -> list[float]:
+    """Paired games between two searches at `sims` simulations a move. Each pair
+    starts from a random-four opening with colours swapped; returns a's points per
+    pair (0, 0.5, ... 2)."""
+    tasks = [(a, b, sims, rules, seed * 7919 + k) for k in range(pairs)]
     with ProcessPoolExecutor(workers) as pool:
         return list(pool.map(_duel, tasks))
 
 
-def generate(games: int, sims: int, c: float, net_path: str | None, seed: int,
-             workers: int = 2, progress: Callable[[int, int, float], None] | None = None,
-             ) -> Positions:
-    """`games` self-play games at `sims` simulations a move, in `workers` processes."""
+def generate(games: int, sims: int, who: Searcher, seed: int, workers: int = 2,
+             progress: Callable[[int, int, float], None] | None = None) -> Positions:
+    """`games` self-play games of `who` at `sims` simulations a move, in `workers`
+    processes."""
     tasks = []
     for k in range(0, games, GAMES_PER_TASK):
-        tasks.append((min(GAMES_PER_TASK, games - k), seed * 1_000_003 + k, sims, c, net_path, k))
+        tasks.append((min(GAMES_PER_TASK, games - k), seed * 1_000_003 + k, sims, who))
     parts = []
     done = 0
     t0 = time.perf_counter()
