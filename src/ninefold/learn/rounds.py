@@ -7,9 +7,9 @@ round plays the best network's search. The training set is the last
 weights (on this little data that measured better: trained so on rounds 0-3 of
 the first run for 12 epochs, a network beat round 2's by 41 Elo at equal
 simulations, where round 3, trained on from round 2's weights, gained 14).
-The candidate then plays the
-best network (round 0's: pure MCTS) over `Plan.gate_pairs` paired games at
-equal simulations, and replaces it if it scores at least `Plan.gate_score`;
+The candidate then plays the best network (round 0's: pure MCTS) over
+`Plan.gate_pairs` paired games at equal simulations, and replaces it if it
+scores at least `Plan.gate_score`;
 every candidate also plays pure MCTS, for the strength curve. Everything a
 round makes stays in the output directory: ``data_R.npz``, ``net_R.npz``,
 ``rounds.jsonl`` (losses, scores, times) and ``rounds.png``. Run again on the
