@@ -55,7 +55,7 @@ from ninefold.kernel import (
 )
 from ninefold.players import warmup
 from ninefold.players.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
-from ninefold.players.net import MAX_ACTIVE, Net, Scratch, evaluate, random_net
+from ninefold.players.net import Net, evaluate, new_scratch, random_net
 
 UNKNOWN, LOSS, DRAW, WIN_ = -1, 0, 1, 2
 ROOT, USED = 0, 1  # the two entries of `meta`
@@ -223,8 +223,7 @@ def search(
     path = np.empty(90, np.int64)
     logits = np.zeros(81, np.float32)
     if net is not None:
-        scratch = Scratch(np.empty(MAX_ACTIVE, np.int64), np.empty(net.b1.shape[0], np.float32),
-                          np.empty(net.b2.shape[0], np.float32))
+        scratch = new_scratch(net)
     root = t.meta[ROOT]
     root_side = root_state[SIDE]
     x = rng[0]
