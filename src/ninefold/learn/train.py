@@ -27,9 +27,13 @@ from ninefold.players.net import (
     LEGAL,
     MAX_ACTIVE,
     OPP,
+    OPP_BIG_THREATS,
     OPP_BOARDS,
+    OPP_THREATS,
     OWN,
+    OWN_BIG_THREATS,
     OWN_BOARDS,
+    OWN_THREATS,
     Net,
     features,
 )
@@ -113,9 +117,9 @@ def symmetries() -> tuple[np.ndarray, np.ndarray]:
     for k, sq in enumerate(_square_maps()):
         for a in range(81):
             amaps[k, a] = 9 * sq[a // 9] + sq[a % 9]
-        for base in (OWN, OPP, LEGAL):
+        for base in (OWN, OPP, LEGAL, OWN_THREATS, OPP_THREATS):
             fmaps[k, base:base + 81] = base + amaps[k]
-        for base in (OWN_BOARDS, OPP_BOARDS, CLOSED_BOARDS):
+        for base in (OWN_BOARDS, OPP_BOARDS, CLOSED_BOARDS, OWN_BIG_THREATS, OPP_BIG_THREATS):
             fmaps[k, base:base + 9] = base + np.array(sq)
     return fmaps, amaps
 
