@@ -31,7 +31,7 @@ from ninefold.players.net import (
     sha256,
     shapes,
 )
-from ninefold.rules import PRESETS, Move, O, X
+from ninefold.rules import LINES, PRESETS, Move, O, X
 
 
 def random_board(seed: int, rules: str = "standard") -> Board:
@@ -63,6 +63,22 @@ def expected_features(board: Board) -> set[int]:
             on.add(netmod.OPP_BOARDS + b)
         if board.is_closed(b):
             on.add(netmod.CLOSED_BOARDS + b)
+    # threats: an empty cell that would win its undecided board, an undecided
+    # board that would win the game
+    undecided = [b for b in range(9) if board.owners[b] is None and not board.is_closed(b)]
+    five = board.rules.win == "five"
+    for side, cells_base, boards_base in ((me, netmod.OWN_THREATS, netmod.OWN_BIG_THREATS),
+                                          (them, netmod.OPP_THREATS, netmod.OPP_BIG_THREATS)):
+        owned = {b for b in range(9) if board.owners[b] is side}
+        for b in undecided:
+            mine = {c for c in range(9) if board.cells[9 * b + c] is side}
+            for c in range(9):
+                if board.cells[9 * b + c] is None and any(
+                        set(line) <= mine | {c} for line in LINES):
+                    on.add(cells_base + 9 * b + c)
+            if (len(owned) >= 4 if five else
+                    any(set(line) <= owned | {b} for line in LINES)):
+                on.add(boards_base + b)
     if board.target is None:
         on.add(netmod.FREE_MOVE)
     if board.turn is O:

@@ -70,7 +70,7 @@ MAX_ACTIVE = 81 + 81 + 27 + 6 + 81 + 18  # marks, legal cells and threats overla
 HIDDEN = (256, 128)
 
 DEFAULT_PATH = Path(__file__).with_name("net_default.npz")
-DEFAULT_SHA256 = "073c70a0c978d9443caf2f5478bf25048219fb4be4637353a0549fcba208b868"
+DEFAULT_SHA256 = "3f7340122f5d370a17bb55f55f128563890e74d32aed1f7e1ad79189d6e1650f"
 
 
 class NetError(ValueError):
