@@ -375,15 +375,19 @@ COMPLETING = _completing()
 
 
 @njit(cache=True, inline="always")
+def game_winning(owned: int, boards: int, flags: int) -> int:
+    """Those of `boards` whose win would win the game for a side owning the boards
+    `owned` (a line of three; under five boards, any fifth)."""
+    if flags & FLAG_WIN_FIVE:
+        return boards if POPCOUNT[owned] >= 4 else 0
+    return boards & COMPLETING[owned]
+
+
+@njit(cache=True, inline="always")
 def winning_boards(s: np.ndarray, flags: int) -> int:
     """Boards where winning the small board would win the game for the side to move."""
-    side = s[SIDE]
-    mine = s[BIG + side]
     owned = s[BIG] | s[BIG + 1]
-    boards = playable_boards(s) & ~owned
-    if flags & FLAG_WIN_FIVE:
-        return boards if POPCOUNT[mine] >= 4 else 0
-    return boards & COMPLETING[mine]
+    return game_winning(s[BIG + s[SIDE]], playable_boards(s) & ~owned, flags)
 
 
 @njit(cache=True, inline="always")

@@ -53,9 +53,9 @@ from ninefold.kernel import (
     COMPLETING,
     FORCED,
     NTH,
-    POPCOUNT,
     SIDE,
     empty_cells,
+    game_winning,
     playable_boards,
 )
 from ninefold.players import warmup
@@ -102,7 +102,7 @@ class Scratch(NamedTuple):
     idx: np.ndarray  # active feature indices
     h1: np.ndarray
     h2: np.ndarray
-    rows: np.ndarray  # the units ReLU let through, and their outputs
+    rows: np.ndarray  # the units ReLU let through, and their outputs (or 1, a feature's)
     xs: np.ndarray
 
     @classmethod
@@ -116,7 +116,7 @@ def new_scratch(net: Net) -> Scratch:
     h1, h2 = net.b1.shape[0], net.b2.shape[0]
     return Scratch(np.empty(MAX_ACTIVE, np.int64), np.empty(h1, np.float32),
                    np.empty(h2, np.float32), np.empty(max(h1, h2), np.int64),
-                   np.empty(max(h1, h2), np.float32))
+                   np.empty(max(h1, h2, MAX_ACTIVE), np.float32))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -154,12 +154,8 @@ def features(s: np.ndarray, flags: int, idx: np.ndarray) -> int:
         e = empty_cells(s, b)
         n = _bits(COMPLETING[s[9 * p + b]] & e, OWN_THREATS + 9 * b, idx, n)
         n = _bits(COMPLETING[s[9 * q + b]] & e, OPP_THREATS + 9 * b, idx, n)
-    if flags & FLAG_WIN_FIVE:
-        n = _bits(undecided if POPCOUNT[s[BIG + p]] >= 4 else 0, OWN_BIG_THREATS, idx, n)
-        n = _bits(undecided if POPCOUNT[s[BIG + q]] >= 4 else 0, OPP_BIG_THREATS, idx, n)
-    else:
-        n = _bits(COMPLETING[s[BIG + p]] & undecided, OWN_BIG_THREATS, idx, n)
-        n = _bits(COMPLETING[s[BIG + q]] & undecided, OPP_BIG_THREATS, idx, n)
+    n = _bits(game_winning(s[BIG + p], undecided, flags), OWN_BIG_THREATS, idx, n)
+    n = _bits(game_winning(s[BIG + q], undecided, flags), OPP_BIG_THREATS, idx, n)
     if s[FORCED] < 0:
         idx[n] = FREE_MOVE
         n += 1
@@ -179,46 +175,31 @@ def features(s: np.ndarray, flags: int, idx: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True, fastmath=True, inline="always")
-def _add_rows(h: np.ndarray, w: np.ndarray, rows: np.ndarray, xs: np.ndarray, m: int,
-              scaled: bool) -> None:
-    """``h += sum over k < m of xs[k] * w[rows[k]]`` (or of the rows alone, without
-    `scaled`), eight rows at a time: one pass over `h` for eight rows of `w`."""
+def _add_rows(h: np.ndarray, w: np.ndarray, rows: np.ndarray, xs: np.ndarray, m: int) -> None:
+    """``h += sum over k < m of xs[k] * w[rows[k]]``, eight rows at a time: one pass
+    over `h` for eight rows of `w`."""
     n = h.shape[0]
     k = 0
-    if scaled:
-        while k + 8 <= m:
-            r0, r1, r2, r3 = rows[k], rows[k + 1], rows[k + 2], rows[k + 3]
-            r4, r5, r6, r7 = rows[k + 4], rows[k + 5], rows[k + 6], rows[k + 7]
-            x0, x1, x2, x3 = xs[k], xs[k + 1], xs[k + 2], xs[k + 3]
-            x4, x5, x6, x7 = xs[k + 4], xs[k + 5], xs[k + 6], xs[k + 7]
-            for j in range(n):
-                h[j] += (((x0 * w[r0, j] + x1 * w[r1, j]) + (x2 * w[r2, j] + x3 * w[r3, j]))
-                         + ((x4 * w[r4, j] + x5 * w[r5, j]) + (x6 * w[r6, j] + x7 * w[r7, j])))
-            k += 8
-        while k < m:
-            r0, x0 = rows[k], xs[k]
-            for j in range(n):
-                h[j] += x0 * w[r0, j]
-            k += 1
-    else:
-        while k + 8 <= m:
-            r0, r1, r2, r3 = rows[k], rows[k + 1], rows[k + 2], rows[k + 3]
-            r4, r5, r6, r7 = rows[k + 4], rows[k + 5], rows[k + 6], rows[k + 7]
-            for j in range(n):
-                h[j] += (((w[r0, j] + w[r1, j]) + (w[r2, j] + w[r3, j]))
-                         + ((w[r4, j] + w[r5, j]) + (w[r6, j] + w[r7, j])))
-            k += 8
-        while k < m:
-            r0 = rows[k]
-            for j in range(n):
-                h[j] += w[r0, j]
-            k += 1
+    while k + 8 <= m:
+        r0, r1, r2, r3 = rows[k], rows[k + 1], rows[k + 2], rows[k + 3]
+        r4, r5, r6, r7 = rows[k + 4], rows[k + 5], rows[k + 6], rows[k + 7]
+        x0, x1, x2, x3 = xs[k], xs[k + 1], xs[k + 2], xs[k + 3]
+        x4, x5, x6, x7 = xs[k + 4], xs[k + 5], xs[k + 6], xs[k + 7]
+        for j in range(n):
+            h[j] += (((x0 * w[r0, j] + x1 * w[r1, j]) + (x2 * w[r2, j] + x3 * w[r3, j]))
+                     + ((x4 * w[r4, j] + x5 * w[r5, j]) + (x6 * w[r6, j] + x7 * w[r7, j])))
+        k += 8
+    while k < m:
+        r0, x0 = rows[k], xs[k]
+        for j in range(n):
+            h[j] += x0 * w[r0, j]
+        k += 1
 
 
 @njit(cache=True, nogil=True, fastmath=True, inline="always")
 def _relu_rows(h: np.ndarray, rows: np.ndarray, xs: np.ndarray) -> int:
     """Gather the units of `h` above zero into `rows` and `xs`; returns how many.
-    Without a branch: about half the units are on, in no pattern a branch
+    Without a branch: about a third of the units are on, in no pattern a branch
     predictor could learn."""
     m = 0
     for i in range(h.shape[0]):
@@ -239,13 +220,14 @@ def evaluate(net: Net, s: np.ndarray, flags: int, scratch: Scratch, logits: np.n
     idx, h1, h2, rows, xs = scratch
     n = features(s, flags, idx)
     h1[:] = net.b1
-    _add_rows(h1, net.w1, idx, xs, n, False)
+    xs[:n] = 1.0  # a feature that is on
+    _add_rows(h1, net.w1, idx, xs, n)
     m = _relu_rows(h1, rows, xs)
     h2[:] = net.b2
-    _add_rows(h2, net.w2, rows, xs, m, True)
+    _add_rows(h2, net.w2, rows, xs, m)
     m = _relu_rows(h2, rows, xs)
     logits[:] = net.bp
-    _add_rows(logits, net.wp, rows, xs, m, True)
+    _add_rows(logits, net.wp, rows, xs, m)
     v = net.bv[0]
     for k in range(m):
         v += xs[k] * net.wv[rows[k]]
