@@ -33,7 +33,7 @@ from ninefold.players import mcts_tree as mt
 from ninefold.players.alphabeta import MATE, AlphaBetaPlayer
 from ninefold.players.analysis import Analysis, analyze
 from ninefold.players.base import Player, PlayResult
-from ninefold.players.mcts import Budget, MCTSPlayer, Tree
+from ninefold.players.mcts import DEFAULT_NET_DRAW, Budget, MCTSPlayer, Tree
 
 # X owns boards 0 and 1 and has g1 h1: i1 wins the game at once.
 X_WINS_AT_I1 = "standard xxxxxxxx1/9/9/o2o2o2/1o7/5o3/o2o4o/9/9 x 2 xx......."
@@ -183,6 +183,49 @@ def test_tree_reuse_keeps_the_subtree_and_compaction_preserves_it() -> None:
     small.search(2_000, 0.6, mt.POLICY_WIN, True)  # and it keeps searching fine
 
 
+# Every line from these positions ends in a draw (checked by `_every_line_draws`).
+ALL_DRAWN = [
+    "standard 1xooxo3/1oxox1xxx/xo1o1o2x/xx1xxo1o1/ooxooxoo1/oxoxox1oo/oxoxo1ox1/xx1xx1xox/"
+    "1oooxxx1o x - .ox..o.xo",
+    "standard ox1xoooxo/xxxxox1xx/xo1oo1x1x/xxx1xo1o1/o4oxoo/1oooxooo1/oxo1x1oox/oox1xo2x/"
+    "xoxxxxx1o o - xo.xoo.x.",
+]
+
+
+def _every_line_draws(board: Board) -> bool:
+    if board.is_game_over():
+        return board.outcome().winner is None
+    for move in list(board.legal_moves):
+        board.push(move)
+        drawn = _every_line_draws(board)
+        board.pop()
+        if not drawn:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("position", ALL_DRAWN)
+@pytest.mark.parametrize("draw", [0.2, 0.5, 0.8])
+def test_a_draw_is_worth_what_the_player_says_to_either_side(position: str, draw: float) -> None:
+    board = Board.from_position(position)
+    assert _every_line_draws(board) and len(list(board.legal_moves)) >= 2
+    tree = Tree(10_000, seed=3)
+    tree.set_root(kernel.from_board(board), None)
+    tree.search(2_000, 0.6, mt.POLICY_RANDOM, False, draw=draw)  # no solver: playouts only
+    _, visits, wins, _ = tree.children()
+    assert visits.sum() > 1_000
+    assert np.allclose(wins / visits, draw)  # the root player's value of each move
+    # the player takes the option, and its solver still proves the draw
+    player = MCTSPlayer(sims=20_000, seed=1, draw=draw)  # stops once the root is proven
+    assert player.play(board).info["proven"] == "draw"
+
+
+def test_a_draw_is_half_a_win_unless_a_network_plays_on_for_more() -> None:
+    assert MCTSPlayer(sims=10).draw == 0.5
+    assert MCTSPlayer(sims=10, net="default").draw == DEFAULT_NET_DRAW < 0.5
+    assert MCTSPlayer(sims=10, net="default", draw=0.5).draw == 0.5
+
+
 def test_one_rule_picks_the_move_to_play() -> None:
     # a proven win first, else the most visited move that is not a proven loss
     unknown, loss, win = mt.UNKNOWN, mt.LOSS, mt.WIN_
@@ -313,6 +356,7 @@ def test_spec_refuses_a_key_given_twice() -> None:
     ("mcts:sims=0", "sims must be positive"),
     ("mcts:c=-1", "c must be more than 0"),
     ("mcts:c=1000", "at most 10"),
+    ("mcts:draw=1.5", "draw must be 0..1"),
     ("mcts:nodes=1000000000000", "nodes must be"),
     ("mcts:nodes=2000000000,parallel=root,threads=2", "GB of memory"),
     ("mcts:ms=1e20", "ms=1e\\+20 is too much"),

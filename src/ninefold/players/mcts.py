@@ -14,6 +14,9 @@ Spec options (all optional)::
                              with the network in a file: ``net=PATH`` (``net=off``: none)
     mcts:mix=0.25            with a network, value a leaf by this share of a playout's
                              result and the rest the network's (default 0.5)
+    mcts:draw=0.5            what a draw is worth to this player, 0..1: less plays on for
+                             a win, more settles for a draw (default 0.5, half a win;
+                             0.3 with a network)
     mcts:c=0.5               exploration constant of UCT, or of PUCT with a network
                              (rewards are 1 / 0.5 / 0; 0 < c <= 10)
     mcts:policy=win          playouts take a move that wins the game at once (``random``: never)
@@ -71,6 +74,7 @@ from ninefold.rules import Board, Move
 DEFAULT_C = 0.6
 DEFAULT_NET_C = 1.0  # PUCT's constant with a network
 DEFAULT_MIX = 0.5  # with a network, a leaf's value is half a playout's
+DEFAULT_NET_DRAW = 0.3  # with a network, a draw is worth 0.3 (without: 0.5, half a win)
 DEFAULT_MS = timing.DEFAULT_PLAYER_MS
 # the time budget's numbers live in ninefold.timing
 SAFETY_MS = timing.MCTS_SAFETY_MS
@@ -130,10 +134,10 @@ class Tree:
         return False
 
     def search(self, sims: int, c: float, policy: int, solver: bool, worker: int = 0,
-               net: Net | None = None, mix: float = 0.0) -> int:
+               net: Net | None = None, mix: float = 0.0, draw: float = 0.5) -> int:
         assert self.root_state is not None
         return int(mt.search(self.arrays, self.root_state, self.flags, sims, c, policy, solver,
-                             self.rngs[worker], net, mix))
+                             self.rngs[worker], net, mix, draw))
 
     def children(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(actions, visits, wins, status) of the root's children."""
@@ -201,6 +205,7 @@ class MCTSPlayer(Player):
         margin: str = "auto",
         net: str = "off",
         mix: float = DEFAULT_MIX,
+        draw: float | None = None,
     ) -> None:
         check_positive("ms", ms, MAX_MS, "a day")
         check_positive("sims", sims, MAX_SIMS, "hours of search")
@@ -217,6 +222,12 @@ class MCTSPlayer(Player):
             raise ValueError(f"mix must be 0..1 (the share of a playout in a leaf's value), "
                              f"not {mix!r}")
         self.mix = mix
+        if draw is None:
+            draw = 0.5 if self.net is None else DEFAULT_NET_DRAW
+        if not 0 <= draw <= 1:
+            raise ValueError(f"draw must be 0..1 (what a draw is worth: 0.5 is half a win), "
+                             f"not {draw!r}")
+        self.draw = draw
         if not 0 < c <= MAX_C:
             raise ValueError(f"c must be more than 0 and at most {MAX_C:g}, not {c!r}")
         if policy not in ("random", "win"):
@@ -356,7 +367,8 @@ class MCTSPlayer(Player):
             else:
                 n = chunk
             t0 = time.perf_counter()
-            done = tree.search(n, self.c, self.policy, self.solver, worker, self.net, self.mix)
+            done = tree.search(n, self.c, self.policy, self.solver, worker, self.net, self.mix,
+                               self.draw)
             t1 = time.perf_counter()
             total += done
             if done:
@@ -492,7 +504,7 @@ class MCTSPlayer(Player):
         info = {
             "sims": sims,
             "visits": best.visits,
-            "value": best.value,  # expected score for the side to move, 0..1
+            "value": best.value,  # expected score for the side to move, 0..1 (a draw: `draw`)
             "proven": best.proven,
             "pv": [str(m) for m in self.principal_variation()],
             "ms": 1000 * (time.perf_counter() - start),

@@ -206,6 +206,7 @@ def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndar
 def search(
     t: TreeArrays, root_state: np.ndarray, flags: int, sims: int, c: float, policy: int,
     solver: bool, rng: np.ndarray, net: Net | None = None, mix: float = 0.0,
+    draw: float = 0.5,
 ) -> int:
     """Run up to `sims` simulations from the root; returns how many ran.
 
@@ -213,6 +214,11 @@ def search(
     by a playout. With `net` (PUCT): a leaf is expanded on its first visit,
     its children get the network's move probabilities as priors, and it is
     valued by the network, mixed with a playout's result in the share `mix`.
+
+    `draw` is what a draw is worth to the player at the root (0.5: half a
+    win); below 0.5 the search plays on for a win where it can, above it
+    settles. It values drawn playouts and drawn ends; the network's value
+    stays an expected score.
 
     Stops early when the root is proven (with `solver`). Threads may call this
     on one tree at once, each with its own `rng`.
@@ -226,6 +232,7 @@ def search(
         scratch = new_scratch(net)
     root = t.meta[ROOT]
     root_side = root_state[SIDE]
+    draw_x = draw if root_side == 0 else 1.0 - draw  # a draw's reward for X
     x = rng[0]
     done = 0
     for _ in range(sims):
@@ -238,12 +245,12 @@ def search(
         depth = 0
         path[0] = root
         before = atomic_add(visits, root, 1)  # visits of `node` before this simulation
-        reward = 0.5  # of this simulation for X: 1 X won, 0 O won, 1/2 a draw
+        reward = 0.5  # of this simulation for X: 1 X won, 0 O won, `draw_x` a draw
         while True:
             st = status[node]
             if st != UNKNOWN and (solver or s[RESULT] >= 0):
                 mover = root_side ^ (depth & 1) ^ 1
-                reward = 0.5 if st == DRAW else (1.0 if (st == WIN_) == (mover == 0) else 0.0)
+                reward = draw_x if st == DRAW else (1.0 if (st == WIN_) == (mover == 0) else 0.0)
                 break
             f = atomic_load(first, node)
             if f < 0:
@@ -255,7 +262,7 @@ def search(
                     reward = v if s[SIDE] == 0 else 1.0 - v
                     if mix > 0.0:
                         result, x = playout(s, flags, policy, x)
-                        played = 0.5 if result == 0 else (1.0 if result == 1 else 0.0)
+                        played = draw_x if result == 0 else (1.0 if result == 1 else 0.0)
                         reward = (1.0 - mix) * reward + mix * played
                     break
                 grown = 0
@@ -264,7 +271,7 @@ def search(
                 f = atomic_load(first, node)
                 if grown <= 0 and f < 0:  # a new leaf, the tree is full, or being expanded
                     result, x = playout(s, flags, policy, x)
-                    reward = 0.5 if result == 0 else (1.0 if result == 1 else 0.0)
+                    reward = draw_x if result == 0 else (1.0 if result == 1 else 0.0)
                     break
                 if solver and status[node] != UNKNOWN:
                     continue  # proven at once by a winning child
@@ -273,6 +280,7 @@ def search(
             best = -1
             best_value = -1e300
             n_parent = max(visits[node], 1)
+            q_draw = draw_x if s[SIDE] == 0 else 1.0 - draw_x  # for the player choosing
             if net is not None:
                 sqrt_n = np.sqrt(n_parent)
                 # an unvisited child's value: the parent's, a little less
@@ -291,13 +299,13 @@ def search(
                 if net is not None:
                     q = fpu if n == 0 else wins[i] / n
                     if solver and sti == DRAW:
-                        q = 0.5
+                        q = q_draw
                     value = q + c * prior[i] * sqrt_n / (1 + n)
                 else:
                     if n == 0:
                         best = i
                         break
-                    q = 0.5 if (solver and sti == DRAW) else wins[i] / n
+                    q = q_draw if (solver and sti == DRAW) else wins[i] / n
                     value = q + c * np.sqrt(log_n / n)
                 if value > best_value:
                     best_value = value
@@ -479,7 +487,7 @@ def _small_tree() -> TreeArrays:
 warmup.add("mcts", seconds=10, steps=[
     (reset, lambda: (alloc(200),)),
     (search, lambda: (_small_tree(), new_state(), 0, 4, 0.5, POLICY_WIN, True, make_rng(1),
-                      None, 0.0)),
+                      None, 0.0, 0.5)),
     (children, lambda: (_small_tree(), 0)),
     (best_of, lambda: (np.zeros(2, np.int64), np.zeros(2, np.int64))),
     (principal_variation, lambda: (_small_tree(), 4)),
@@ -490,5 +498,5 @@ warmup.add("mcts", seconds=10, steps=[
 
 warmup.add("mcts-net", seconds=8, steps=[
     (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
-                      random_net(0, 8, 8), 0.0)),
+                      random_net(0, 8, 8), 0.0, 0.5)),
 ])
