@@ -81,14 +81,13 @@ __all__ = [
 
 
 def strongest_spec(cores: int | None = None) -> str:
-    """The spec of the strongest player available on this computer, for `ninefold play`.
-
-    Two threads on one tree measured +28 [+0, +56] Elo over one thread at
-    100 ms a move (docs/players.md); with one core they would only share it.
+    """The spec of the strongest player available on this computer, for `ninefold play`
+    and `ninefold bot`: the search with the shipped network, on two threads where the
+    process may use two cores (docs/players.md has the measurements).
 
     >>> strongest_spec(cores=1), strongest_spec(cores=8)
-    ('mcts', 'mcts:threads=2')
+    ('mcts:net=default', 'mcts:net=default,threads=2')
     """
     if cores is None:
         cores = usable_cpus()
-    return "mcts:threads=2" if cores >= 2 else "mcts"
+    return "mcts:net=default,threads=2" if cores >= 2 else "mcts:net=default"

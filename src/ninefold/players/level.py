@@ -4,8 +4,8 @@ Each level is another player's spec (`LADDER`); the strength of each was
 measured with `benchmarks/ladder.py` (table in docs/players.md): every level
 beats the one below it by at least 100 Elo. The searching levels count
 simulations, not time, so a level is equally strong on a fast or a slow
-computer; only level 10 thinks for as long as the clock allows, up to 2 s
-a move.
+computer; only level 10, the search with the network, thinks for as long
+as the clock allows, up to 2 s a move.
 
 >>> from ninefold import Board
 >>> make_level(1).play(Board()).move in Board().legal_moves
@@ -35,7 +35,7 @@ LADDER: dict[int, str] = {
     7: "mcts:sims=6500",
     8: "mcts:sims=16000",
     9: "mcts:sims=42000",
-    10: "mcts:ms=2000",
+    10: "mcts:net=default,ms=2000",
 }
 
 
