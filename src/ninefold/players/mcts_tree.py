@@ -202,6 +202,12 @@ def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndar
     return 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _reward(result: int, draw_x: float) -> float:
+    """A playout's `result` (0 draw, 1 X won, 2 O won) as a reward for X."""
+    return draw_x if result == 0 else (1.0 if result == 1 else 0.0)
+
+
 @njit(cache=True, nogil=True)
 def search(
     t: TreeArrays, root_state: np.ndarray, flags: int, sims: int, c: float, policy: int,
@@ -245,7 +251,7 @@ def search(
         depth = 0
         path[0] = root
         before = atomic_add(visits, root, 1)  # visits of `node` before this simulation
-        reward = 0.5  # of this simulation for X: 1 X won, 0 O won, `draw_x` a draw
+        reward = 0.5  # of this simulation for X: 1 X won, 0 O won, `draw_x` a draw (set below)
         while True:
             st = status[node]
             if st != UNKNOWN and (solver or s[RESULT] >= 0):
@@ -262,7 +268,7 @@ def search(
                     reward = v if s[SIDE] == 0 else 1.0 - v
                     if mix > 0.0:
                         result, x = playout(s, flags, policy, x)
-                        played = draw_x if result == 0 else (1.0 if result == 1 else 0.0)
+                        played = _reward(result, draw_x)
                         reward = (1.0 - mix) * reward + mix * played
                     break
                 grown = 0
@@ -271,7 +277,7 @@ def search(
                 f = atomic_load(first, node)
                 if grown <= 0 and f < 0:  # a new leaf, the tree is full, or being expanded
                     result, x = playout(s, flags, policy, x)
-                    reward = draw_x if result == 0 else (1.0 if result == 1 else 0.0)
+                    reward = _reward(result, draw_x)
                     break
                 if solver and status[node] != UNKNOWN:
                     continue  # proven at once by a winning child
