@@ -232,7 +232,8 @@ def test_damaged_archives_raise_only_archive_errors(tmp_path, kind):
                       "bot", kind)
     for i in range(100):
         data = bytearray(good[: rng.randrange(len(good))] if i % 3 == 0 else good)
-        for _ in range(rng.randint(0 if i % 3 == 0 else 1, 8)):
+        # A cut can leave nothing (the packed size varies with mtimes): no bytes to flip.
+        for _ in range(rng.randint(0 if i % 3 == 0 else 1, 8) if data else 0):
             data[rng.randrange(len(data))] = rng.randrange(256)
         with contextlib.suppress(ArchiveError):
             unpack(bytes(data), name, tmp_path / f"d{i}")
