@@ -234,7 +234,7 @@ class Load:
 
 # The probe sleeps this long, over and over. Not shorter: a process waking every 2 ms
 # made a bot on a loaded machine late itself (bot_clock.py --load 2: 116 of 1,022
-# answers late, none with a 5 ms step), so the probe measured its own effect.
+# answers late; 9 of 1,002 with a 5 ms step), so the probe measured its own effect.
 STALL_STEP_MS = 5.0
 STALL_MIN_MS = 10.0  # a wake-up this much later than asked is a stall
 
