@@ -70,7 +70,7 @@ MAX_ACTIVE = 81 + 81 + 27 + 6 + 81 + 18  # marks, legal cells and threats overla
 HIDDEN = (256, 128)
 
 DEFAULT_PATH = Path(__file__).with_name("net_default.npz")
-DEFAULT_SHA256 = "3f7340122f5d370a17bb55f55f128563890e74d32aed1f7e1ad79189d6e1650f"
+DEFAULT_SHA256 = "c6e85e661316a6453fa0b5177b649a88f69b824f6778179560e388127d82aced"
 
 
 class NetError(ValueError):
