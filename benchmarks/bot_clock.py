@@ -56,6 +56,7 @@ from botgames import (
     ninefold_command,
     percentile,
     platform_control,
+    warm_cache,
 )
 from rich.console import Console
 from rich.progress import Progress
@@ -132,15 +133,13 @@ def one_start(protocol: str, player: str | None, env: dict[str, str]) -> Start:
 
 def measure_starts(m: Measures, player: str | None, starts: int, cold: bool,
                    progress: Progress) -> None:
-    total = starts * (2 if cold else 1) + 1
+    total = starts * (2 if cold else 1)
     bar = progress.add_task(f"{m.protocol}: starts", total=total)
     if cold:
         for _ in range(starts):
             with tempfile.TemporaryDirectory(prefix="ninefold-numba-") as cache:
                 m.cold.append(one_start(m.protocol, player, {"NUMBA_CACHE_DIR": cache}))
             progress.advance(bar)
-    one_start(m.protocol, player, {})  # fills the usual cache if it was empty
-    progress.advance(bar)
     for _ in range(starts):
         m.warm.append(one_start(m.protocol, player, {}))
         progress.advance(bar)
@@ -307,6 +306,11 @@ def main(
     if unknown or not chosen:
         raise typer.BadParameter(f"choose among {', '.join(PROTOCOLS)}", param_hint="--protocols")
     results = []
+    try:
+        warm_cache()  # the usual cache (the warm starts and the turns), if empty or stale
+    except ValueError as exc:
+        console.print(f"error: {exc}", highlight=False)
+        raise typer.Exit(1) from None
     with StallProbe() as stalls, Load(load), Progress(console=console,
                                                       transient=True) as progress:
         for protocol in chosen:

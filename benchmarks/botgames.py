@@ -35,8 +35,20 @@ from ninefold.rules import Board, Mark, Termination
 
 HERE = Path(__file__).resolve().parent
 OPENSPIEL_BOT = HERE / "openspiel_bot.py"
-REVISIONS = HERE.parent / ".bench" / "revisions"  # ninefold's source at other git revisions
+# ninefold's source at other git revisions (NINEFOLD_REVISIONS: another folder, the tests')
+REVISIONS = Path(os.environ.get("NINEFOLD_REVISIONS") or HERE.parent / ".bench" / "revisions")
 LOAD_MAX_S = 4 * 3600  # a spinning process ends by itself after this, whatever happens
+
+
+def ninefold_argv(src: Path | None = None) -> list[str]:
+    """``ninefold`` as installed next to this Python, or the ninefold whose source is in
+    `src`, run by this Python: the words before a subcommand."""
+    script = Path(sys.executable).with_name("ninefold")
+    if src is not None:
+        return ["env", f"PYTHONPATH={src}", sys.executable, "-m", "ninefold.cli"]
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "ninefold.cli"]
 
 
 def ninefold_command(protocol: str, spec: str | None = None, rules: str | None = None,
@@ -49,14 +61,7 @@ def ninefold_command(protocol: str, spec: str | None = None, rules: str | None =
     >>> ninefold_command("riddles", src=Path("/x/src")).split()[:2]
     ['env', 'PYTHONPATH=/x/src']
     """
-    script = Path(sys.executable).with_name("ninefold")
-    if src is not None:
-        argv = ["env", f"PYTHONPATH={src}", sys.executable, "-m", "ninefold.cli"]
-    elif script.exists():
-        argv = [str(script)]
-    else:
-        argv = [sys.executable, "-m", "ninefold.cli"]
-    argv += ["bot", "--protocol", protocol]
+    argv = [*ninefold_argv(src), "bot", "--protocol", protocol]
     if spec:
         argv += ["--player", spec]
     if rules:
@@ -95,6 +100,30 @@ def revision_src(rev: str) -> Path:
         shutil.rmtree(path, ignore_errors=True)
         part.rename(path)  # whole or not at all
     return path / "src"
+
+
+def warm_cache(src: Path | None = None, timeout_s: float = 600.0) -> bool:
+    """Fill the numba cache of ``ninefold bot`` before it is measured: this tree's, or that of
+    the source in `src` (`revision_src`), with its ``ninefold warmup`` (its progress on this
+    stderr). False if that ninefold has no such command (before issue 11, when a bot
+    compiled before its first answer: one first answer warms it).
+
+    One first answer does not warm today's bot: it answers from its book at once while a
+    child compiles, and the child dies with the bot, so games would be played by the
+    fallback player until one lasted the whole compile. ValueError if the warm-up fails.
+    """
+    try:
+        done = subprocess.run([*ninefold_argv(src), "warmup"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired:
+        raise ValueError(f"ninefold warmup took more than {timeout_s:.0f} s") from None
+    sys.stderr.write(done.stderr)
+    if done.returncode == 0:
+        return True
+    if "No such command" in done.stderr:
+        return False
+    lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+    raise ValueError(f"ninefold warmup failed: {lines[-1]}")
 
 
 def first_answer(command: str, protocol: str, rules: str, tc: TimeControl,

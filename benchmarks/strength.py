@@ -58,6 +58,7 @@ from botgames import (
     platform_control,
     revision_src,
     split_revision,
+    warm_cache,
 )
 from openspiel_mcts import OpenSpielSearch
 from rich.console import Console
@@ -362,7 +363,7 @@ def main(
                  protocol=protocol if subprocess else None, safety_ms=safety_ms,
                  first_move_ms=first_move_ms, logs=logs)
     if subprocess:
-        warm_revisions(cfg)
+        warm_sides(cfg)
     saved = SavedGames(save, cfg, seed) if save else None
     try:
         if not subprocess:
@@ -377,18 +378,21 @@ def main(
     console.print(stalls.summary(), highlight=False, soft_wrap=True)
 
 
-def warm_revisions(cfg: Config) -> None:
-    """Export each ``SPEC@REV`` side's source and fill its numba cache (its first start
-    compiles for about 20 s) before any game, so no game pays for it."""
+def warm_sides(cfg: Config) -> None:
+    """Fill each ninefold side's numba cache before any game (`botgames.warm_cache`: a
+    first start compiles for about 20 s), exporting a ``SPEC@REV`` side's source first,
+    so that no game is played while a bot compiles."""
     assert cfg.protocol is not None
-    for spec in (cfg.spec_a, cfg.spec_b):
-        rev = split_revision(spec)[1]
-        if rev is None:
-            continue
+    sides = {split_revision(spec)[1]: spec for spec in (cfg.spec_b, cfg.spec_a)
+             if spec != "openspiel"}  # a tree is warmed once, whatever its players
+    for rev, spec in sides.items():
         try:
-            console.print(f"{spec}: ninefold at {rev}, warming up (a first start compiles)")
-            first_answer(cfg.command(spec), cfg.protocol, cfg.rules,
-                         cfg.time_control().with_allowances(WARM_WAIT_MS, 0))
+            src = revision_src(rev) if rev else None
+            console.print(f"{spec}: warming up ninefold{f' at {rev}' if rev else ''}"
+                          " (a first run compiles)")
+            if not warm_cache(src, WARM_WAIT_MS / 1000):
+                first_answer(cfg.command(spec), cfg.protocol, cfg.rules,
+                             cfg.time_control().with_allowances(WARM_WAIT_MS, 0))
         except (ValueError, BotFault) as exc:
             raise typer.BadParameter(str(getattr(exc, "reason", exc)), param_hint=spec) from None
 

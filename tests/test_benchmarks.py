@@ -22,9 +22,11 @@ from ninefold.protocols import TimeControl  # noqa: E402
 from ninefold.rules import Mark, Outcome, Rules, Termination  # noqa: E402
 
 
-def run(script: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def run(script: str, *args: str, timeout: float = 300,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
-                          text=True, timeout=timeout, env=dict(os.environ, COLUMNS="200"))
+                          text=True, timeout=timeout,
+                          env=dict(os.environ, COLUMNS="200", **(env or {})))
 
 
 @pytest.mark.parametrize("module", [botgames, openspiel_mcts])
@@ -106,16 +108,25 @@ def test_strength_subprocess_openspiel_speaks_codingame_only():
     assert done.returncode == 2 and "codingame only" in done.stderr
 
 
-def test_strength_plays_ninefold_at_a_git_revision():
-    """SPEC@REV: the source at a git revision, exported once, plays as a bot process."""
-    done = run("strength.py", "random", "random:seed=2@HEAD", "--subprocess", "--protocol",
-               "riddles", "--games", "2", "--bank", "3000", "--inc", "100")
+def test_strength_plays_ninefold_at_a_git_revision(tmp_path):
+    """SPEC@REV: the source at a git revision, exported once (here into an empty folder, so
+    its numba cache is empty too), plays as a bot process with its search from the first
+    game on. Today's bot answers its first request from a book while a child compiles the
+    search, so a warm-up by one first answer left the cache empty and the first games to
+    the fallback player."""
+    revisions, logs = tmp_path / "revisions", tmp_path / "logs"
+    done = run("strength.py", "random", "mcts:sims=50@HEAD", "--subprocess", "--protocol",
+               "riddles", "--games", "2", "--bank", "3000", "--inc", "100", "--logs", str(logs),
+               env={"NINEFOLD_REVISIONS": str(revisions)})
     assert done.returncode == 0, done.stderr
-    assert "random vs random:seed=2@HEAD" in done.stdout
+    assert "random vs mcts:sims=50@HEAD" in done.stdout
     assert "0 games lost by a fault" not in done.stdout and "lost on time: A 0, B 0" in done.stdout
     head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                           check=True, cwd=BENCH.parent).stdout.strip()
-    assert (botgames.REVISIONS / head / "src" / "ninefold" / "rules.py").is_file()
+    assert (revisions / head / "src" / "ninefold" / "rules.py").is_file()
+    for log in sorted(logs.glob("B-*/*.log")):
+        text = log.read_text()
+        assert "engine ready" in text and "compiling" not in text, (log.name, text)
 
 
 @pytest.mark.parametrize(("args", "words"), [
