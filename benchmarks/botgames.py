@@ -117,11 +117,11 @@ def warm_cache(src: Path | None = None, timeout_s: float = 600.0) -> bool:
                               stderr=subprocess.PIPE, text=True, timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired:
         raise ValueError(f"ninefold warmup took more than {timeout_s:.0f} s") from None
+    if "No such command" in done.stderr:
+        return False
     sys.stderr.write(done.stderr)
     if done.returncode == 0:
         return True
-    if "No such command" in done.stderr:
-        return False
     lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
     raise ValueError(f"ninefold warmup failed: {lines[-1]}")
 
