@@ -146,7 +146,8 @@ def measure_starts(m: Measures, player: str | None, starts: int, cold: bool,
 
 
 def measure_turns(m: Measures, player: str | None, turns: int, opponent: str,
-                  opponent_ms: int, grace_ms: int, progress: Progress) -> None:
+                  opponent_ms: int, grace_ms: int, progress: Progress,
+                  logs: Path | None = None) -> None:
     tc = m.tc.with_allowances(0, grace_ms)
     bot = Seat.external(ninefold_command(m.protocol, player), m.protocol, name="ninefold",
                         tc=tc)
@@ -156,7 +157,8 @@ def measure_turns(m: Measures, player: str | None, turns: int, opponent: str,
     while len(m.requests) < turns:
         mark = Mark.X if m.games % 2 == 0 else Mark.O
         x, o = (bot, other) if mark is Mark.X else (other, bot)
-        result = play_game(x, o, rules=rules_for(m.protocol))
+        result = play_game(x, o, rules=rules_for(m.protocol),
+                           log_dir=None if logs is None else logs / m.protocol)
         m.games += 1
         answered = bot_requests(result, mark, m.tc)
         m.requests += answered
@@ -300,6 +302,9 @@ def main(
     grace_ms: int = typer.Option(5000, help="How long past its limit an answer is waited for."),
     plot_path: Annotated[Path | None, typer.Option(
         "--plot", help="Also draw the measures (PNG).")] = None,
+    logs: Annotated[Path | None, typer.Option(help=(
+        "Keep the bot's stderr of each game in this folder (DIR/PROTOCOL/ninefold-X/...): "
+        "a late answer says there where its time went."))] = None,
 ) -> None:
     chosen = [p.strip().lower() for p in protocols.split(",") if p.strip()]
     unknown = [p for p in chosen if p not in PROTOCOLS]
@@ -318,7 +323,7 @@ def main(
             if starts:
                 measure_starts(m, player, starts, cold, progress)
             if turns:
-                measure_turns(m, player, turns, opponent, opponent_ms, grace_ms, progress)
+                measure_turns(m, player, turns, opponent, opponent_ms, grace_ms, progress, logs)
             results.append(m)
     console.print(report(results, load, player, opponent))
     console.print(stalls.summary())

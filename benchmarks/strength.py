@@ -69,6 +69,7 @@ from ninefold.arena.referee import play_game as referee_game
 from ninefold.players import Limit, Player, PlayResult, make_player, register
 from ninefold.protocols import PROTOCOLS, BotFault, TimeControl
 from ninefold.rules import Board, Mark, Termination, random_opening
+from ninefold.web.computer import end_with_parent
 
 app = typer.Typer(add_completion=False)
 console = Console()
@@ -506,7 +507,9 @@ def run_match(cfg: Config, games: int, jobs: int, seed: int,
             for i in todo:
                 finished(i, _job(tasks[i]))
         else:
-            with mp.get_context("spawn").Pool(jobs) as pool:
+            # a worker dies with this process, even by SIGKILL, and its game's bots with it
+            with mp.get_context("spawn").Pool(jobs, initializer=end_with_parent,
+                                              initargs=(os.getpid(),)) as pool:
                 for i, r in zip(todo, pool.imap(_job, [tasks[i] for i in todo]), strict=True):
                     finished(i, r)
     return [r for r in results if r is not None]

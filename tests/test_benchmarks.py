@@ -179,3 +179,35 @@ def test_platform_contest_runs_end_to_end():
     assert "2 workers" in done.stdout
     if ray == "--ray":
         assert "Ray, 2 nodes" in done.stdout
+
+
+def test_strength_killed_leaves_no_worker_or_bot_behind(tmp_path):
+    """Its games run in worker processes (--jobs 2), each with two bot processes: a
+    SIGKILL of the script ends them all at once (before, each worker played its game
+    out: tens of seconds on Riddles' clock)."""
+    import signal
+    import time
+
+    marker = "mcts:seed=987651"  # in the command line of B's bot processes
+    proc = subprocess.Popen([sys.executable, str(BENCH / "strength.py"), "mcts", marker,
+                             "--subprocess", "--protocol", "riddles", "--games", "40",
+                             "--jobs", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def bots() -> list[str]:
+        found = subprocess.run(["pgrep", "-f", f"bot --protocol riddles --player {marker}"],
+                               capture_output=True, text=True)
+        return found.stdout.split()
+
+    try:
+        deadline = time.monotonic() + 120
+        while len(bots()) < 2:  # a game under way in each worker
+            assert time.monotonic() < deadline and proc.poll() is None, "no game started"
+            time.sleep(0.1)
+        time.sleep(1.0)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 5
+    while bots() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert bots() == []

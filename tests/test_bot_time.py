@@ -196,3 +196,26 @@ def test_a_late_answer_says_on_stderr_where_its_time_went() -> None:
                      r"player began at 1[5-9]\d ms, done at 1[5-9]\d, answer picked up at "
                      r"1[5-9]\d", said), said
     assert said.count("\n") == 1
+
+
+def test_a_turn_is_timed_to_the_write_of_its_answer(monkeypatch) -> None:
+    """What happens after the answer is written (the young objects collected, the referee
+    woken by the write taking this CPU) is not the platform's time: it is neither an
+    overshoot that would raise the safety nor a late answer."""
+    import gc
+    import time
+
+    def slow_collect(generation: int = 2) -> int:
+        time.sleep(0.15)  # held up after the write, as a loaded machine does
+        return 0
+
+    monkeypatch.setattr(gc, "collect", slow_collect)
+    log = io.StringIO()
+    r = runner("codingame", Noting(), out=io.StringIO(), log=log)
+    r.requests = 1  # a later turn: its overshoot counts
+    start = time.monotonic()
+    r.choose(Board("codingame"), Limit(move_ms=50.0), 1000.0, start=start)
+    r.say("4 4")
+    r.turn_done(start, 94.0, 100.0)
+    assert log.getvalue() == ""
+    assert len(r.overshoots) == 1 and r.overshoots[-1] < 0  # written well before 94 ms

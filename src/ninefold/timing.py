@@ -297,11 +297,15 @@ LOADING_MARGIN_MS = 30.0  # a turn that begins while the search loads ends this 
 # extension's import), so the main thread reads a request and writes an answer up to
 # ~13 ms later than its clock says (measured on a quiet machine)
 LOADING_SWITCH_S = 0.001  # the interpreter's switch interval while the search loads
-LOADING_CONTENDED = 0.2  # such a turn does not wait for the search at all when the loading
-# thread has waited for a CPU this share of the time or more: the OS then often stops it
-# while it holds the interpreter lock, and the main thread waits for the lock, unseen,
-# for tens of ms (measured under two spinning processes on two cores: a share of about
-# 0.5, answers up to 35 ms later than the bot's own clock said)
+LOADING_CONTENDED = 0.2  # the loading thread is contended when it has waited for a CPU
+# this share of the time or more: the OS then often stops it while it holds the
+# interpreter lock, and the main thread waits for the lock, unseen, for tens of ms
+# (measured under two spinning processes on two cores: a share of about 0.5, answers up
+# to 35 ms later than the bot's own clock said) ...
+LOADING_CONTENDED_MARGIN_MS = 100.0  # ... so a turn then waits for the search this much
+# less (a 100 ms turn not at all; CodinGame's 1,000 ms first turn most of it: the search
+# loads in about 1 s on a busy machine, and a game played by the fallback meanwhile was
+# lost against plain MCTS at 90 ms a move, measured)
 CHILD_COMPILE_S = 600.0  # a child compiling the search into the cache gets this long at most
 
 
@@ -309,10 +313,13 @@ def engine_wait_ms(think_ms: float, contention: float = 0.0) -> float:
     """How long a request may wait for a search that is still loading, given the time
     the turn may take (its think time less `LOADING_MARGIN_MS`): all of it (time not
     used on a per-turn clock is lost, and a search that becomes ready meanwhile plays
-    the rest of the turn), or nothing when the loading thread has waited for a CPU
-    `contention` of the time, at least `LOADING_CONTENDED`.
+    the rest of the turn), or `LOADING_CONTENDED_MARGIN_MS` less when the loading thread
+    has waited for a CPU `contention` of the time, at least `LOADING_CONTENDED`.
 
     >>> engine_wait_ms(64.0), engine_wait_ms(64.0, contention=0.5)
     (64.0, 0.0)
+    >>> engine_wait_ms(870.0, contention=0.5)   # CodinGame's first turn on a busy machine
+    770.0
     """
-    return 0.0 if contention >= LOADING_CONTENDED else max(0.0, think_ms)
+    margin = LOADING_CONTENDED_MARGIN_MS if contention >= LOADING_CONTENDED else 0.0
+    return max(0.0, think_ms - margin)

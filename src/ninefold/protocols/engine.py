@@ -6,15 +6,18 @@ A platform starts a bot and asks for its first move at once (CodinGame: within
 that starts loading the real player in a background thread (`start`: the
 import, the compiled functions, the buffers and a warm-up move) and answers
 meanwhile with a cheap pure-Python fallback (`book`: an opening book, then the
-naive player). A request that comes while the search loads is answered from
-the book at once if the book knows the position; otherwise it waits for the
-search for all its think time but a margin (`timing.engine_wait_ms`): if the
-search becomes ready meanwhile it plays the rest of the time, else the
-fallback answers. It answers at once instead while a child process compiles
-the search (an empty cache, about 20 s: nothing is gained by waiting), and when
+naive player). A request that comes while the search loads is answered from a
+bank at once if the book knows the position; otherwise it waits for the search
+for all its think time but a margin (`timing.engine_wait_ms`): if the search
+becomes ready meanwhile it plays the rest of the time, else the fallback
+answers. It answers at once instead while a child process compiles the search
+(an empty cache, about 20 s: nothing is gained by waiting), and when
 the loading thread has lately waited for a CPU (`Contention`: the answer would
-wait, unseen, for the interpreter lock the loader holds). Once the search is
-ready it plays every later move.
+wait, unseen, for the interpreter lock the loader holds) it waits a margin less.
+On a per-turn clock a position the book knows waits for the search too (a
+turn's time not used is lost, and CodinGame's first turn is about what the
+search needs to load), and its book move is said as soon as the search is
+ready. Once the search is ready it plays every later move.
 
 When it becomes ready, one line on stderr says so and how long it took. A
 player spec that cannot be made is reported through `on_error` (the bot
@@ -29,7 +32,7 @@ import gc
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from ninefold import timing
@@ -103,24 +106,28 @@ class Engine(Player):
 
     def _load_player(self) -> None:
         try:
-            player_kind(check_name(self.spec))  # imports the player's module (and numba)
-            if needs_compiling():
-                # compiling in this process would hold the interpreter lock for seconds at
-                # a time and make the fallback's answers late: a child fills the cache
-                self._note("compiling the search in a child process (first run, about 20 s)")
-                self._compiling = True
-                try:
-                    _compile_in_child()
-                finally:
-                    self._compiling = False
-            player = make_player(self.spec)
-            warm_up(player, self.rules)
+            with _without_blas():
+                self._load_search()
         except Exception as exc:  # a bad spec, or a search that cannot load here
             self.error = exc
             self._note(f"cannot load the player {self.spec}: {exc}")
             if self.on_error is not None:
                 self.on_error(exc)
-            return
+
+    def _load_search(self) -> None:
+        """Import, compile or load, make and warm up the player (`self.player`)."""
+        player_kind(check_name(self.spec))  # imports the player's module (and numba)
+        if needs_compiling():
+            # compiling in this process would hold the interpreter lock for seconds at
+            # a time and make the fallback's answers late: a child fills the cache
+            self._note("compiling the search in a child process (first run, about 20 s)")
+            self._compiling = True
+            try:
+                _compile_in_child()
+            finally:
+                self._compiling = False
+        player = make_player(self.spec)
+        warm_up(player, self.rules)
         self.player = player
 
     def _note(self, text: str) -> None:
@@ -142,16 +149,22 @@ class Engine(Player):
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         t0 = time.monotonic()
         think_ms = _think_ms(board, limit)
+        known = False
         if not self.ready:
             # the loader may have kept the main thread from reading this request for a
             # while, unseen: a turn that began while it ran ends early, whoever answers
             think_ms = max(1.0, think_ms - timing.LOADING_MARGIN_MS)
-            if self._thread is not None and not self._compiling and not self.fallback_knows(board):
+            known = self.fallback_knows(board)
+            # a book move is said at once from a bank (the time is kept); a turn's time
+            # not used is lost, so on a per-turn clock it too waits for the search, which
+            # then plays the next turns (the book move is said as soon as it is ready)
+            if (self._thread is not None and not self._compiling
+                    and (limit.move_ms is not None or not known)):
                 wait_ms = timing.engine_wait_ms(think_ms, self._contention.share())
                 self._ready.wait(wait_ms / 1000.0)
-        if self.player is None:
+        if self.player is None or known:
             result = self.fallback.play(board, limit)
-            result.info["engine"] = "loading"
+            result.info["engine"] = "ready" if self.player is not None else "loading"
             return result
         if limit.move_ms is None:
             return self.player.play(board, limit)
@@ -209,6 +222,23 @@ def _think_ms(board: Board, limit: Limit) -> float:
         return timing.bank_plan(limit.bank_ms, limit.increment_ms or 0.0, limit.max_bank_ms,
                                 empty).think_ms
     return timing.DEFAULT_PLAYER_MS
+
+
+@contextlib.contextmanager
+def _without_blas() -> Iterator[None]:
+    """While the search loads, `import scipy.linalg` fails at once: numba, loading its
+    first compiled function, checks for a BLAS by importing it (0.37 s of a 1.05 s load,
+    measured) and, finding none, registers no linear algebra, which no search uses.
+    Afterwards scipy.linalg imports as usual."""
+    if "scipy.linalg" in sys.modules:
+        yield
+        return
+    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
+            del sys.modules["scipy.linalg"]
 
 
 def _compile_in_child() -> None:

@@ -75,6 +75,7 @@ class BotRunner(ABC):
         # the last `choose`, for a late answer's note: ms from the request's arrival to
         # the player's thread starting, the player done, and this thread awake again
         self._stamps: tuple[float, float, float] | None = None
+        self.said_at = 0.0  # when the last line was written (`time.monotonic()`)
 
     def startup_ms(self, at: float | None = None) -> float:
         """For the first request: time spent since the process started, until `at`
@@ -102,9 +103,11 @@ class BotRunner(ABC):
         return time.monotonic()
 
     def say(self, line: str) -> None:
-        """Write one line; after an answer, collect young objects (off the clock)."""
+        """Write one line (its time is `said_at`); after an answer, collect young objects
+        (off the clock)."""
         self.out.write(line + "\n")
         self.out.flush()
+        self.said_at = time.monotonic()
         if self._collect_after_answer:
             self._collect_after_answer = False
             gc.collect(GC_AFTER_ANSWER)
@@ -203,8 +206,11 @@ class BotRunner(ABC):
         """An answer to a request that arrived at `start`, planned (by `turn_budget`) to
         think `think_ms` of its `turn_ms`, is written: note how far past the plan it was,
         and say on stderr when it was late by this bot's own clock (where the time went:
-        the platform's log then shows it)."""
-        took_ms = 1000.0 * (time.monotonic() - start)
+        the platform's log then shows it). The turn ended with the write (`said_at`):
+        what came after it (collecting, the referee woken by the write taking this CPU)
+        is not the platform's time."""
+        took_ms = 1000.0 * ((self.said_at if self.said_at >= start else time.monotonic())
+                            - start)
         if self.requests:  # the first answer also paid for starting up
             self._turn.overshoots.append(took_ms - think_ms)
         if took_ms > turn_ms:
