@@ -303,9 +303,8 @@ LOADING_CONTENDED = 0.2  # the loading thread is contended when it has waited fo
 # (measured under two spinning processes on two cores: a share of about 0.5, answers up
 # to 35 ms later than the bot's own clock said) ...
 LOADING_CONTENDED_MARGIN_MS = 100.0  # ... so a turn then waits for the search this much
-# less (a 100 ms turn not at all; CodinGame's 1,000 ms first turn most of it: the search
-# loads in about 1 s on a busy machine, and a game played by the fallback meanwhile was
-# lost against plain MCTS at 90 ms a move, measured)
+# less (a 100 ms turn not at all; a request from a bank most of its planned time: the
+# search loads in about 1 s on a busy machine, and the fallback meanwhile is weak)
 CHILD_COMPILE_S = 600.0  # a child compiling the search into the cache gets this long at most
 
 

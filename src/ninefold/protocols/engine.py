@@ -6,18 +6,16 @@ A platform starts a bot and asks for its first move at once (CodinGame: within
 that starts loading the real player in a background thread (`start`: the
 import, the compiled functions, the buffers and a warm-up move) and answers
 meanwhile with a cheap pure-Python fallback (`book`: an opening book, then the
-naive player). A request that comes while the search loads is answered from a
-bank at once if the book knows the position; otherwise it waits for the search
-for all its think time but a margin (`timing.engine_wait_ms`): if the search
-becomes ready meanwhile it plays the rest of the time, else the fallback
-answers. It answers at once instead while a child process compiles the search
-(an empty cache, about 20 s: nothing is gained by waiting), and when
+naive player). A request that comes while the search loads is answered from
+the book at once if the book knows the position; otherwise it waits for the
+search for all its think time but a margin (`timing.engine_wait_ms`): if the
+search becomes ready meanwhile it plays the rest of the time, else the
+fallback answers. It stops waiting as soon as the loader finds that a child
+process must compile the search (an empty cache, about 20 s: nothing is gained
+by waiting), and when
 the loading thread has lately waited for a CPU (`Contention`: the answer would
 wait, unseen, for the interpreter lock the loader holds) it waits a margin less.
-On a per-turn clock a position the book knows waits for the search too (a
-turn's time not used is lost, and CodinGame's first turn is about what the
-search needs to load), and its book move is said as soon as the search is
-ready. Once the search is ready it plays every later move.
+Once the search is ready it plays every later move.
 
 When it becomes ready, one line on stderr says so and how long it took. A
 player spec that cannot be made is reported through `on_error` (the bot
@@ -69,7 +67,7 @@ class Engine(Player):
         self.error: Exception | None = None
         self.load_s: float | None = None
         self._ready = threading.Event()
-        self._compiling = False  # a child process is filling numba's cache
+        self._settled = threading.Event()  # ready, compiling in a child, or failed: no wait
         self._thread: threading.Thread | None = None
         self._contention = Contention()  # of the loading thread
 
@@ -103,6 +101,7 @@ class Engine(Player):
             self.load_s = time.monotonic() - t0
             self._ready.set()
             self._note(f"engine ready after {self.load_s:.2f} s ({self.spec})")
+        self._settled.set()
 
     def _load_player(self) -> None:
         try:
@@ -121,11 +120,11 @@ class Engine(Player):
             # compiling in this process would hold the interpreter lock for seconds at
             # a time and make the fallback's answers late: a child fills the cache
             self._note("compiling the search in a child process (first run, about 20 s)")
-            self._compiling = True
+            self._settled.set()  # no request waits for the search meanwhile
             try:
                 _compile_in_child()
             finally:
-                self._compiling = False
+                self._settled.clear()  # it loads from the cache now: worth a wait again
         player = make_player(self.spec)
         warm_up(player, self.rules)
         self.player = player
@@ -149,22 +148,16 @@ class Engine(Player):
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         t0 = time.monotonic()
         think_ms = _think_ms(board, limit)
-        known = False
         if not self.ready:
             # the loader may have kept the main thread from reading this request for a
             # while, unseen: a turn that began while it ran ends early, whoever answers
             think_ms = max(1.0, think_ms - timing.LOADING_MARGIN_MS)
-            known = self.fallback_knows(board)
-            # a book move is said at once from a bank (the time is kept); a turn's time
-            # not used is lost, so on a per-turn clock it too waits for the search, which
-            # then plays the next turns (the book move is said as soon as it is ready)
-            if (self._thread is not None and not self._compiling
-                    and (limit.move_ms is not None or not known)):
+            if self._thread is not None and not self.fallback_knows(board):
                 wait_ms = timing.engine_wait_ms(think_ms, self._contention.share())
-                self._ready.wait(wait_ms / 1000.0)
-        if self.player is None or known:
+                self._settled.wait(wait_ms / 1000.0)
+        if self.player is None:
             result = self.fallback.play(board, limit)
-            result.info["engine"] = "ready" if self.player is not None else "loading"
+            result.info["engine"] = "loading"
             return result
         if limit.move_ms is None:
             return self.player.play(board, limit)
