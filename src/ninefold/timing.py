@@ -317,8 +317,8 @@ def engine_wait_ms(think_ms: float, contention: float = 0.0) -> float:
 
     >>> engine_wait_ms(64.0), engine_wait_ms(64.0, contention=0.5)
     (64.0, 0.0)
-    >>> engine_wait_ms(870.0, contention=0.5)   # CodinGame's first turn on a busy machine
-    770.0
+    >>> engine_wait_ms(1475.0, contention=0.5)   # a request from a bank, a busy machine
+    1375.0
     """
     margin = LOADING_CONTENDED_MARGIN_MS if contention >= LOADING_CONTENDED else 0.0
     return max(0.0, think_ms - margin)

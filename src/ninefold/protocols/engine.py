@@ -12,10 +12,10 @@ search for all its think time but a margin (`timing.engine_wait_ms`): if the
 search becomes ready meanwhile it plays the rest of the time, else the
 fallback answers. It stops waiting as soon as the loader finds that a child
 process must compile the search (an empty cache, about 20 s: nothing is gained
-by waiting), and when
-the loading thread has lately waited for a CPU (`Contention`: the answer would
-wait, unseen, for the interpreter lock the loader holds) it waits a margin less.
-Once the search is ready it plays every later move.
+by waiting), and when the loading thread has lately waited for a CPU
+(`Contention`: the answer would wait, unseen, for the interpreter lock the
+loader holds) it waits a margin less. Once the search is ready it plays every
+later move.
 
 When it becomes ready, one line on stderr says so and how long it took. A
 player spec that cannot be made is reported through `on_error` (the bot
