@@ -10,11 +10,13 @@ default), for comparisons only::
     .venv/bin/python benchmarks/strength.py mcts openspiel --ms 100 --games 200 --jobs 2
     .venv/bin/python benchmarks/strength.py mcts:c=0.6 mcts:c=1.0 --ms 50 --games 100
     .venv/bin/python benchmarks/strength.py mcts mcts:tm=flat --bank 10000 --inc 500
-    .venv/bin/python benchmarks/strength.py mcts @09be2c6 --subprocess --protocol riddles
+    .venv/bin/python benchmarks/strength.py mcts @09be2c6 --subprocess --protocol riddles \
+        --plot banks.png
 
 With ``--subprocess`` both sides are bot processes under the arena's
 referee, on the platform's clock (the last line: today's bot against the one
-of git revision 09be2c6, with its default player, on Riddles' 10 s + 500 ms).
+of git revision 09be2c6, with its default player, on Riddles' 10 s + 500 ms;
+``--plot`` draws each side's bank left and time used by move).
 ``SPEC@REV`` is ninefold as it was at a git revision: its source is exported
 once into ``.bench/revisions/`` and run by this Python, warmed up before the
 first game.
@@ -314,6 +316,49 @@ def process_lines(results: list[GameResult], cfg: Config) -> list[str]:
     return lines
 
 
+def plot_requests(results: list[GameResult], cfg: Config, path: Path) -> None:
+    """--subprocess --plot: per side, by its move in the game, the median and the 10th-90th
+    percentile band of the bank left at the request and of the time it used (a bank);
+    or the histogram of the time a turn (a time per turn, its limit in red)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tc = cfg.time_control()
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    for side, spec, colour in (("A", cfg.spec_a, "tab:blue"), ("B", cfg.spec_b, "tab:orange")):
+        asked = [q for r in results for q in r.requests.get(side, [])]
+        if not tc.is_bank:
+            ax.hist([q.ms for q in asked if q.turn > 0], bins=60, alpha=0.6, color=colour,
+                    label=f"{side}: {spec}")
+            continue
+        by_turn: dict[int, list[Request]] = {}
+        for q in asked:
+            by_turn.setdefault(q.turn, []).append(q)
+        enough = min(10, len(results))  # games that reached a move, for its band to say much
+        turns = [t for t in sorted(by_turn) if len(by_turn[t]) >= enough]
+        for attr, style, what in (("limit_ms", "-", "bank left"), ("ms", "--", "time used")):
+            rows = [[getattr(q, attr) for q in by_turn[t]] for t in turns]
+            ax.plot([t + 1 for t in turns], [percentile(r, 0.5) for r in rows], style,
+                    color=colour, label=f"{side} ({spec}): {what}, median")
+            ax.fill_between([t + 1 for t in turns], [percentile(r, 0.1) for r in rows],
+                            [percentile(r, 0.9) for r in rows], color=colour, alpha=0.15)
+    if tc.is_bank:
+        ax.axhline((tc.max_bank_ms or tc.bank_ms) / 2, color="grey", linestyle=":",
+                   label="half the bank's maximum")
+        ax.set_xlabel("the side's move in its game (bands: 10th-90th percentile)")
+        ax.set_ylabel("ms")
+    else:
+        ax.axvline(tc.turn_ms or 0, color="red", label="the turn's limit")
+        ax.set_xlabel("time a turn, ms (turns 2+)")
+    ax.set_title(f"{len(results)} games, {cfg.protocol}: {tc}")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
 def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
 
@@ -345,6 +390,9 @@ def main(
     logs: str = typer.Option(None, help="With --subprocess: keep the bots' stderr in this "
                              "folder, a file per bot and game (DIR/A-X/A_B_PAIR_COLOUR.log): "
                              "a bot's notes, e.g. where a late answer's time went."),
+    plot: Annotated[Path | None, typer.Option(help=(
+        "With --subprocess: draw each side's bank left and time used by move (a bank), or "
+        "its time a turn (PNG)."))] = None,
 ) -> None:
     protocol = protocol.strip().lower()
     if subprocess and protocol not in PROTOCOLS:
@@ -358,6 +406,8 @@ def main(
     rules = rules or ("codingame" if subprocess and protocol == "codingame" else "standard")
     if subprocess and protocol != "codingame" and not bank:
         bank, inc = float(TimeControl().bank_ms), float(TimeControl().increment_ms)
+    if plot and not subprocess:
+        raise typer.BadParameter("the plot draws the bots' requests: add --subprocess")
     if not subprocess and any(split_revision(s)[1] for s in (a, b)):
         raise typer.BadParameter("SPEC@REV plays as a bot process: add --subprocess")
     cfg = Config(a, b, rules, None if bank else ms, bank, inc,
@@ -377,6 +427,9 @@ def main(
         raise typer.BadParameter(str(exc), param_hint="--save") from None
     console.print(summarize(results, cfg), highlight=False, soft_wrap=True)
     console.print(stalls.summary(), highlight=False, soft_wrap=True)
+    if plot:
+        plot_requests(results, cfg, plot)
+        console.print(f"plot: {plot}")
 
 
 def warm_sides(cfg: Config) -> None:

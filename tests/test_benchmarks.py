@@ -95,12 +95,14 @@ def test_strength_subprocess_against_openspiel(tmp_path):
     assert "engine ready" in (tmp_path / "A-X" / "A_B_0_0.log").read_text()
 
 
-def test_strength_subprocess_bank_mode_reports_banks():
+def test_strength_subprocess_bank_mode_reports_banks(tmp_path):
+    png = tmp_path / "banks.png"
     done = run("strength.py", "random", "random:seed=2", "--subprocess", "--protocol",
-               "riddles", "--games", "2", "--bank", "3000", "--inc", "100")
+               "riddles", "--games", "2", "--bank", "3000", "--inc", "100", "--plot", str(png))
     assert done.returncode == 0, done.stderr
     assert "riddles, bank=3000,inc=100" in done.stdout
     assert done.stdout.count("bank left from its 10th move") == 2
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
 
 
 def test_strength_subprocess_openspiel_speaks_codingame_only():
@@ -133,6 +135,7 @@ def test_strength_plays_ninefold_at_a_git_revision(tmp_path):
     (("random", "random@no-such-revision", "--subprocess", "--protocol", "riddles"),
      "git knows no revision"),
     (("random", "random@HEAD"), "add --subprocess"),
+    (("random", "random", "--plot", "x.png"), "add --subprocess"),
 ])
 def test_strength_refuses_a_bad_revision_in_one_line(args, words):
     done = run("strength.py", *args)
