@@ -408,6 +408,8 @@ def main(
         bank, inc = float(TimeControl().bank_ms), float(TimeControl().increment_ms)
     if plot and not subprocess:
         raise typer.BadParameter("the plot draws the bots' requests: add --subprocess")
+    if plot and not plot.resolve().parent.is_dir():  # said before the games, not after
+        raise typer.BadParameter(f"no folder {plot.resolve().parent}", param_hint="--plot")
     if not subprocess and any(split_revision(s)[1] for s in (a, b)):
         raise typer.BadParameter("SPEC@REV plays as a bot process: add --subprocess")
     cfg = Config(a, b, rules, None if bank else ms, bank, inc,

@@ -136,8 +136,10 @@ def test_strength_plays_ninefold_at_a_git_revision(tmp_path):
      "git knows no revision"),
     (("random", "random@HEAD"), "add --subprocess"),
     (("random", "random", "--plot", "x.png"), "add --subprocess"),
+    (("random", "random", "--subprocess", "--protocol", "riddles", "--plot", "/no/such/x.png"),
+     "no folder /no/such"),
 ])
-def test_strength_refuses_a_bad_revision_in_one_line(args, words):
+def test_strength_refuses_bad_options_in_one_line(args, words):
     done = run("strength.py", *args)
     assert done.returncode == 2 and words in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
