@@ -218,6 +218,8 @@ def add_rows(table: Table, m: Measures) -> None:
     if m.timeouts:
         firsts = sum(r.late for r in m.requests if r.turn == 0)
         table.add_row("", "  of which first answers of a game", "", str(firsts), "", "", "", "")
+        late = ", ".join(f"{r.ms:.0f}" for r in m.requests if r.late)
+        table.add_row("", f"  late answers (ms): {late[:60]}", "", "", "", "", "", "")
     if not per_turn:
         top = m.tc.max_bank_ms or m.tc.bank_ms
         banks = m.banks

@@ -70,8 +70,8 @@ from ninefold.arena.referee import GameKey, Seat
 from ninefold.arena.referee import play_game as referee_game
 from ninefold.players import Limit, Player, PlayResult, make_player, register
 from ninefold.protocols import PROTOCOLS, BotFault, TimeControl
+from ninefold.protocols.process import end_with_parent
 from ninefold.rules import Board, Mark, Termination, random_opening
-from ninefold.web.computer import end_with_parent
 
 app = typer.Typer(add_completion=False)
 console = Console()

@@ -8,13 +8,14 @@ import io
 import random
 import statistics
 import sys
+import time
 
 from ninefold import timing
 from ninefold.arena.referee import Seat, play_game
 from ninefold.players.base import Limit, Player, PlayResult
 from ninefold.protocols import runner
 from ninefold.protocols.clock import Clock, TimeControl
-from ninefold.rules import Board, Mark, Termination
+from ninefold.rules import Board, Mark, Move, Termination
 
 PY = sys.executable
 
@@ -148,7 +149,7 @@ def test_a_forced_move_from_a_bank_is_answered_at_once() -> None:
 
 
 def test_turns_measured_while_the_search_loads_are_kept_apart() -> None:
-    """While an `Engine` loads, the loader holds the interpreter lock at times: those
+    """While an `Engine` loads, its search process competes for the CPU: those
     turns' overshoots and wake-ups say nothing of later turns, and are kept apart."""
     from ninefold.protocols.engine import Engine
 
@@ -219,3 +220,45 @@ def test_a_turn_is_timed_to_the_write_of_its_answer(monkeypatch) -> None:
     r.turn_done(start, 94.0, 100.0)
     assert log.getvalue() == ""
     assert len(r.overshoots) == 1 and r.overshoots[-1] < 0  # written well before 94 ms
+
+
+def test_the_turn_safety_covers_a_stall_of_the_bots_process() -> None:
+    """A stall of this process (here its interpreter lock held 60 ms in one C call, as
+    a busy machine keeps a process off the CPU) is seen by the runner's probe, and the
+    next turns keep at least that much back."""
+    r = _quiet_runner("codingame", Noting())
+    quiet = r.turn_budget(100.0).think_ms
+    time.sleep(0.05)  # the probe is running
+    n, t0 = 1_000_000, time.perf_counter()
+    sum(range(n))
+    per = (time.perf_counter() - t0) / n
+    sum(range(int(0.06 / per)))  # one C call: no other thread runs meanwhile
+    time.sleep(0.02)
+    assert r.stalls.longest_ms() >= 40.0
+    assert r.turn_budget(100.0).think_ms <= min(quiet, 100.0 - 40.0)
+
+
+def test_an_overrun_is_answered_with_the_engines_fallback() -> None:
+    """A search that has not answered by the hard deadline (its process kept off the
+    CPU) is answered for with the fallback's move (the book, then the naive player),
+    not a random one."""
+    import search_players
+
+    from ninefold.protocols.engine import Engine
+
+    engine = Engine("sleepy-test:ms=400", "codingame", log=io.StringIO(),
+                    command=search_players.command())
+    try:
+        r = _quiet_runner("codingame", engine)
+        engine.start()
+        assert engine.wait(30)
+        board = Board("codingame")
+        for text in ("e5", "d4", "c3"):
+            board.push(Move.parse(text))
+        t0 = time.monotonic()
+        move = r.choose(board, Limit(move_ms=50.0), 80.0)
+        assert (time.monotonic() - t0) * 1000 < 80.0 + 30.0
+        assert move in board.legal_moves
+        assert "player overran 80 ms: playing the fallback's move" in r.log.getvalue()
+    finally:
+        engine.close()

@@ -180,6 +180,20 @@ def test_turn_safety_covers_the_wake_ups_it_cannot_see() -> None:
         100.0 - timing.TURN_UNSEEN_MS - timing.TURN_WAKE_FACTOR * 6.0)
 
 
+def test_turn_safety_covers_the_longest_recent_stall() -> None:
+    """On a busy machine the bot's process is kept off the CPU for tens of ms now and
+    then (its stall probe sees it); a stall that hits the end of a turn makes the
+    answer late, whatever the overshoots so far: the safety covers the longest recent
+    one, up to the cap. A quiet machine's short stalls change nothing."""
+    quiet = [-3.0] * 64
+    assert turn_safety_ms(100.0, quiet, stall_ms=1.0) == timing.TURN_SAFETY_FLOOR_MS
+    assert turn_safety_ms(100.0, quiet, stall_ms=30.0) == 30.0 + timing.TURN_UNSEEN_MS
+    assert turn_safety_ms(100.0, [40.0] * 64, stall_ms=30.0) == 40.0 + timing.TURN_UNSEEN_MS
+    assert turn_safety_ms(100.0, quiet, stall_ms=90.0) == timing.TURN_SAFETY_CAP_SHARE * 100.0
+    assert runner_turn_plan(100.0, quiet, stall_ms=30.0).think_ms == pytest.approx(
+        100.0 - 30.0 - timing.TURN_UNSEEN_MS)
+
+
 @pytest.mark.parametrize("turn", [1.0, 5.0, 20.0, 100.0, 1000.0])
 @pytest.mark.parametrize("seen", [[], [-3.0] * 64, [15.0] * 64, [1e6]])
 def test_runner_turn_plan_uses_the_turn_less_the_safety(turn: float, seen: list[float]) -> None:

@@ -79,7 +79,13 @@ TURN_SAFETY_QUANTILE = 0.95  # the safety covers this share of them
 TURN_UNSEEN_MS = 2.0  # added: the referee's write and the pipe back, which the bot cannot time
 TURN_WAKE_FACTOR = 2.0  # ... and each of them waits for a wake-up like the ones measured
 TURN_SAFETY_FLOOR_MS = 4.0  # never aim closer to the end of a turn than this
-TURN_SAFETY_CAP_SHARE = 0.3  # nor keep back more than this share of the turn
+TURN_SAFETY_CAP_SHARE = 0.5  # nor keep back more than this share of the turn
+# A busy machine keeps the bot's process off the CPU for tens of ms now and then, and
+# a stall that hits the end of a turn makes the answer late: a thread of the bot sleeps
+# `STALL_PROBE_MS` over and over and notes how late it wakes; the safety covers the
+# longest stall of the last `STALL_WINDOW_S` (on a quiet machine a few ms at most).
+STALL_PROBE_MS = 5.0
+STALL_WINDOW_S = 10.0
 TURN_HARD_MARGIN_MS = 3.0  # a legal move is sent anyway this long before the turn ends
 
 class Plan(NamedTuple):
@@ -245,7 +251,7 @@ def quantile(values: Sequence[float], q: float) -> float:
 
 
 def turn_safety_ms(turn_ms: float, overshoots: Sequence[float],
-                   wakes: Sequence[float] = ()) -> float:
+                   wakes: Sequence[float] = (), stall_ms: float = 0.0) -> float:
     """What to keep back of a `turn_ms` turn, given this process's recent overshoots
     (ms past its planned thinking time, from the request's first line to the answer
     written; the newest last).
@@ -255,8 +261,9 @@ def turn_safety_ms(turn_ms: float, overshoots: Sequence[float],
     stalls) plus `TURN_UNSEEN_MS` and `TURN_WAKE_FACTOR` times the same quantile of
     `wakes` (ms a thread of this process took to wake up when it could run: the
     scheduler's latency, which the write of the request and the read of the answer
-    suffer too, unseen), between `TURN_SAFETY_FLOOR_MS` and `TURN_SAFETY_CAP_SHARE` of
-    the turn.
+    suffer too, unseen), or the longest recent stall of the process (`stall_ms`) plus
+    `TURN_UNSEEN_MS` if that is more, between `TURN_SAFETY_FLOOR_MS` and
+    `TURN_SAFETY_CAP_SHARE` of the turn.
 
     >>> turn_safety_ms(100.0, [])          # the prior
     6.0
@@ -264,8 +271,10 @@ def turn_safety_ms(turn_ms: float, overshoots: Sequence[float],
     4.0
     >>> turn_safety_ms(100.0, [15.0] * 64)   # a loaded machine: more
     17.0
+    >>> turn_safety_ms(100.0, [-10.0] * 64, stall_ms=25.0)  # a busy machine's stall
+    27.0
     >>> turn_safety_ms(100.0, [90.0] * 64)   # never more than the cap
-    30.0
+    50.0
     """
     seen = list(overshoots)[-TURN_SAFETY_WINDOW:]
     prior = [TURN_SAFETY_PRIOR_MS] * max(0, TURN_SAFETY_PRIOR_WEIGHT - len(seen))
@@ -273,52 +282,27 @@ def turn_safety_ms(turn_ms: float, overshoots: Sequence[float],
     recent = list(wakes)[-TURN_SAFETY_WINDOW:]
     wake = quantile(recent, TURN_SAFETY_QUANTILE) if recent else 0.0
     cap = max(TURN_SAFETY_CAP_SHARE * turn_ms, TURN_SAFETY_FLOOR_MS)
-    return min(max(high + TURN_UNSEEN_MS + TURN_WAKE_FACTOR * wake, TURN_SAFETY_FLOOR_MS), cap)
+    seen_ms = max(high + TURN_WAKE_FACTOR * wake, stall_ms)
+    return min(max(seen_ms + TURN_UNSEEN_MS, TURN_SAFETY_FLOOR_MS), cap)
 
 
 def runner_turn_plan(turn_ms: float, overshoots: Sequence[float],
-                     wakes: Sequence[float] = ()) -> Plan:
+                     wakes: Sequence[float] = (), stall_ms: float = 0.0) -> Plan:
     """ninefold as a bot with a fixed `turn_ms` for this turn (CodinGame): think until
-    the turn less `turn_safety_ms`, answer anyway by the turn less `TURN_HARD_MARGIN_MS`
-    (both counted from the request's first line).
+    the turn less `turn_safety_ms` (of the overshoots, wake-ups and stall measured),
+    answer anyway by the turn less `TURN_HARD_MARGIN_MS` (both counted from the
+    request's first line).
 
     >>> runner_turn_plan(1000.0, [])
     Plan(think_ms=994.0, hard_ms=997.0)
     """
-    think = max(1.0, turn_ms - turn_safety_ms(turn_ms, overshoots, wakes))
+    think = max(1.0, turn_ms - turn_safety_ms(turn_ms, overshoots, wakes, stall_ms))
     return Plan(think, max(think, turn_ms - TURN_HARD_MARGIN_MS))
 
 
 # --- a bot whose search is still loading (`ninefold.protocols.engine`) -----------------------
 
-LOADING_MARGIN_MS = 30.0  # a turn that begins while the search loads ends this much before
-# its think time, the fallback answering if the search is not ready by then: loading
-# numba can hold the interpreter lock for up to ~16 ms at a time (measured: a C
-# extension's import), so the main thread reads a request and writes an answer up to
-# ~13 ms later than its clock says (measured on a quiet machine)
-LOADING_SWITCH_S = 0.001  # the interpreter's switch interval while the search loads
-LOADING_CONTENDED = 0.2  # the loading thread is contended when it has waited for a CPU
-# this share of the time or more: the OS then often stops it while it holds the
-# interpreter lock, and the main thread waits for the lock, unseen, for tens of ms
-# (measured under two spinning processes on two cores: a share of about 0.5, answers up
-# to 35 ms later than the bot's own clock said) ...
-LOADING_CONTENDED_MARGIN_MS = 100.0  # ... so a turn then waits for the search this much
-# less (a 100 ms turn not at all; a request from a bank most of its planned time: the
-# search loads in about 1 s on a busy machine, and the fallback meanwhile is weak)
-CHILD_COMPILE_S = 600.0  # a child compiling the search into the cache gets this long at most
-
-
-def engine_wait_ms(think_ms: float, contention: float = 0.0) -> float:
-    """How long a request may wait for a search that is still loading, given the time
-    the turn may take (its think time less `LOADING_MARGIN_MS`): all of it (time not
-    used on a per-turn clock is lost, and a search that becomes ready meanwhile plays
-    the rest of the turn), or `LOADING_CONTENDED_MARGIN_MS` less when the loading thread
-    has waited for a CPU `contention` of the time, at least `LOADING_CONTENDED`.
-
-    >>> engine_wait_ms(64.0), engine_wait_ms(64.0, contention=0.5)
-    (64.0, 0.0)
-    >>> engine_wait_ms(1475.0, contention=0.5)   # a request from a bank, a busy machine
-    1375.0
-    """
-    margin = LOADING_CONTENDED_MARGIN_MS if contention >= LOADING_CONTENDED else 0.0
-    return max(0.0, think_ms - margin)
+LOADING_MARGIN_MS = 30.0  # a request that waits for the search to load stops waiting this
+# long before its think time, for the fallback to answer: the search's process loads on
+# the same CPUs, and answers at the end of the think time came up to 15 ms late beside
+# two busy processes (measured, with no margin)

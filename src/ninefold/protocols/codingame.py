@@ -78,6 +78,7 @@ class CodinGameRunner(BotRunner):
         self.turn_ms = turn_ms
 
     def run(self) -> int:
+        self.stalls.start()  # the first turns' safety sees the stalls of the start too
         self.warm_up()
         board = Board(self.rules)
         turn = 0

@@ -12,6 +12,7 @@ unread ones, so no bot can fill the referee's memory or block it.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import queue
 import select
@@ -33,6 +34,23 @@ MAX_LOG_BYTES = 4 << 20  # stderr kept per bot and game
 START_TIMEOUT_S = 30.0  # the supervisor reports within this (it needs tens of ms)
 CLOSE_TIMEOUT_S = 5.0  # the supervisor has killed everything within this
 SUPERVISOR = str(Path(__file__).with_name("supervisor.py"))
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+def end_with_parent(parent: int) -> None:
+    """In a child process, first: end when the process `parent` (its pid) ends, even by
+    SIGKILL (Linux's parent-death signal, sent when the thread that started the child
+    ends; elsewhere a child ends when its pipe closes).
+
+    The parent passes its pid: a child that finds another parent was orphaned while
+    it started, before the signal could be asked for, and ends at once."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(0)
 
 
 class BotStartError(OSError):

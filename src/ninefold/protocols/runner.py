@@ -27,6 +27,7 @@ from typing import Any, TextIO
 from ninefold import timing
 from ninefold.players.base import Limit, Player
 from ninefold.protocols import engine
+from ninefold.protocols.search_process import warm_up
 from ninefold.rules import Board, Move, Rules
 
 GC_AFTER_ANSWER = 1  # the generations collected once an answer is written (young ones)
@@ -40,6 +41,42 @@ class TurnMeasures:
     def __init__(self) -> None:
         self.overshoots: deque[float] = deque(maxlen=timing.TURN_SAFETY_WINDOW)
         self.wakes: deque[float] = deque(maxlen=timing.TURN_SAFETY_WINDOW)
+
+
+class StallProbe:
+    """A thread that sleeps `timing.STALL_PROBE_MS` over and over and notes how late it
+    wakes: the time this process was kept off the CPU (or its interpreter lock held)
+    when it had something to do. `longest_ms` is the longest of the last
+    `timing.STALL_WINDOW_S`; the turn's safety covers it."""
+
+    def __init__(self) -> None:
+        self._stalls: deque[tuple[float, float]] = deque()  # (when, ms late), oldest first
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start watching (once)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._watch, name="stall-probe",
+                                            daemon=True)
+            self._thread.start()
+
+    def _watch(self) -> None:
+        step = timing.STALL_PROBE_MS / 1000.0
+        last = time.monotonic()
+        while True:
+            time.sleep(step)
+            now = time.monotonic()
+            late_ms = 1000.0 * (now - last - step)
+            last = now
+            if late_ms >= 1.0:
+                self._stalls.append((now, late_ms))
+            while self._stalls and self._stalls[0][0] < now - timing.STALL_WINDOW_S:
+                self._stalls.popleft()
+
+    def longest_ms(self) -> float:
+        """The longest stall of the last `timing.STALL_WINDOW_S` (0 if none)."""
+        since = time.monotonic() - timing.STALL_WINDOW_S
+        return max((ms for at, ms in list(self._stalls) if at >= since), default=0.0)
 
 
 class BotRunner(ABC):
@@ -67,8 +104,8 @@ class BotRunner(ABC):
         # process started (imports and warm-up count): remember when that was.
         self.started = time.monotonic() - process_age_s()
         self.requests = 0
-        # what the turns measured, kept apart while an `Engine` loads its search (the
-        # loader holds the interpreter lock at times: answers wait longer) and after
+        # what the turns measured, kept apart while an `Engine` loads its search (its
+        # process competes for the CPU meanwhile: answers wait longer) and after
         self._loading, self._settled = TurnMeasures(), TurnMeasures()
         self._turn = self._settled  # where the current turn's measures go
         self._collect_after_answer = False  # a request is being answered
@@ -76,6 +113,7 @@ class BotRunner(ABC):
         # the player's thread starting, the player done, and this thread awake again
         self._stamps: tuple[float, float, float] | None = None
         self.said_at = 0.0  # when the last line was written (`time.monotonic()`)
+        self.stalls = StallProbe()  # watched on a fixed time per turn (`turn_budget`)
 
     def startup_ms(self, at: float | None = None) -> float:
         """For the first request: time spent since the process started, until `at`
@@ -90,7 +128,7 @@ class BotRunner(ABC):
         if isinstance(self.player, engine.Engine):
             self.player.start()
         else:
-            engine.warm_up(self.player, self.rules)
+            warm_up(self.player, self.rules)
 
     def clock_starts(self) -> float:
         """A request's first line has come: the clock runs from now (`time.monotonic()`,
@@ -134,8 +172,7 @@ class BotRunner(ABC):
             # the player thinks on (its tree, reused, is then deeper on the next turn)
             return legal[0]
         if self._busy.is_set():  # the player is still stuck on an earlier move
-            self.note("player still busy: playing a random move")
-            return self.rng.choice(legal)
+            return self.rescue(board, legal, "player still busy")
         box: dict[str, Any] = {}
         done = threading.Event()
 
@@ -155,8 +192,7 @@ class BotRunner(ABC):
         threading.Thread(target=think, daemon=True).start()
         wait_s = max(0.0, hard_ms / 1000.0 - (time.monotonic() - t0))
         if not done.wait(wait_s):
-            self.note(f"player overran {hard_ms:.0f} ms: playing a random move")
-            return self.rng.choice(legal)
+            return self.rescue(board, legal, f"player overran {hard_ms:.0f} ms")
         # how long this thread took to wake once the player was done: the scheduler's
         # latency, which the referee's write and the pipe back suffer too
         woke = time.monotonic()
@@ -165,9 +201,22 @@ class BotRunner(ABC):
                         1000.0 * (woke - t0))
         move = box.get("move")
         if move is None or move not in legal:
-            self.note(f"player gave {move!r} ({box.get('error')!r}): playing a random move")
-            return self.rng.choice(legal)
+            return self.rescue(board, legal, f"player gave {move!r} ({box.get('error')!r})")
         return move
+
+    def rescue(self, board: Board, legal: list[Move], why: str) -> Move:
+        """A legal move at once when the player gave none in time (`why`, noted): an
+        `Engine`'s fallback (its opening book, then the naive player: 1.3 ms at worst,
+        measured), else a random one."""
+        fallback = self.player.fallback if isinstance(self.player, engine.Engine) else None
+        if fallback is not None:
+            with contextlib.suppress(Exception):
+                move = fallback.play(board.copy()).move
+                if move in legal:
+                    self.note(f"{why}: playing the fallback's move")
+                    return move
+        self.note(f"{why}: playing a random move")
+        return self.rng.choice(legal)
 
     def bank_budget(self, bank_ms: float, increment_ms: float,
                     max_bank_ms: float | None) -> tuple[Limit, float]:
@@ -180,9 +229,12 @@ class BotRunner(ABC):
     def turn_budget(self, turn_ms: float) -> timing.Plan:
         """(think, hard) times in ms, from the request's arrival, for a fixed time per
         turn: the turn less the safety this process has measured in the phase it is in
-        (`settled` or not: `turn_done`, and the wake-ups of `choose`)."""
+        (`settled` or not: `turn_done`, and the wake-ups of `choose`), and at least the
+        longest recent stall (`stalls`, watched from the first turn on)."""
+        self.stalls.start()
         self._turn = self.measures
-        return timing.runner_turn_plan(turn_ms, self._turn.overshoots, self._turn.wakes)
+        return timing.runner_turn_plan(turn_ms, self._turn.overshoots, self._turn.wakes,
+                                       self.stalls.longest_ms())
 
     @property
     def settled(self) -> bool:

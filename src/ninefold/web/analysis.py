@@ -1,7 +1,7 @@
 """Position analysis for the web board, streamed as the search deepens.
 
 An `Analyst` runs analyses in worker processes of its own (``spawn``, ending
-with the server like the computer's, `ninefold.web.computer.end_with_parent`):
+with the server like the computer's, `ninefold.protocols.process.end_with_parent`):
 one single-threaded MCTS search per analysis, and at most `Analyst.slots`
 analyses at once in the whole server (default `default_slots`: the CPUs less
 one, at most `MAX_SLOTS`, so the computer's moves keep a core). A request
@@ -48,8 +48,8 @@ from fastapi import APIRouter, FastAPI, HTTPException, Query, Request, WebSocket
 from pydantic import BaseModel, Field
 
 from ninefold.players.base import Limit, usable_cpus
+from ninefold.protocols.process import end_with_parent
 from ninefold.rules import Board, Move
-from ninefold.web.computer import end_with_parent
 from ninefold.web.games import side
 
 MAX_MS = 10_000.0  # the longest analysis a request gets (and the default)

@@ -15,33 +15,17 @@ even when it is killed with SIGKILL.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import ctypes
 import os
-import signal
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
 from ninefold.players import Player, make_player
+from ninefold.protocols.process import end_with_parent
 from ninefold.rules import Board, Move
 
 MAX_WORKERS = 4
-PR_SET_PDEATHSIG = 1  # prctl(2)
 
 _players: dict[int, Player] = {}  # in a worker: one player per level
-
-
-def end_with_parent(server: int) -> None:
-    """In a worker, first: end when the server process (pid `server`) ends, even by
-    SIGKILL (Linux's parent-death signal; elsewhere a worker ends when its pipe closes).
-
-    The server passes its pid: a worker that finds another parent was orphaned while
-    it started, before the signal could be asked for, and ends at once."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != server:
-        os._exit(0)
 
 
 def choose(level: int, position: str) -> str:

@@ -1,0 +1,233 @@
+"""The bot's search in a process of its own, asked for moves over a pipe: both ends.
+
+``ninefold bot`` answers a platform from a lean process (`ninefold.protocols.engine`):
+the search loads and plays in this child, so that nothing it does can keep the bot
+from reading a request or writing an answer on time. Loading numba holds the
+interpreter lock for up to hundreds of ms at a time (compiling, for seconds), and on
+a busy machine the OS may stop a thread while it holds it: in one process the bot's
+answer then waited for the lock (answers 250-400 ms late in 1,000 turns beside two
+busy processes, measured). Here the child holds its own lock.
+
+The two ends exchange pickled tuples on the child's stdin and stdout (whatever else
+the child prints goes to its stderr, the bot's log):
+
+- to the child: ``("load", spec, rules)`` first, then ``("play", id, board, limit,
+  sent_at)`` (``sent_at``, `time.monotonic()` in the bot: the child counts the pipe's
+  time against the limit) and ``("new_game",)``;
+- from the child: ``("compiling",)`` when the search is not in numba's cache (it
+  compiles, 10-20 s), ``("ready", seconds)`` or ``("error", text)``, then
+  ``("result", id, PlayResult)`` or ``("failed", id, text)`` for each request.
+
+`SearchProcess` is the bot's end: a `Player` that plays through the child once it
+is ready (`serve` is the child's end). The child ends when its stdin closes, and
+with the bot even when the bot is killed (`end_with_parent`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import pickle
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import IO, Any
+
+from ninefold.players.base import Limit, Player, PlayResult, check_name, make_player, player_kind
+from ninefold.players.warmup import needs_compiling
+from ninefold.protocols.process import end_with_parent
+from ninefold.rules import Board, Rules
+
+WARM_UP_MS = 10  # the warm-up move, played before the search says it is ready
+GC_AFTER_ANSWER = 1  # the generations the child collects once an answer is sent
+COMMAND = (sys.executable, "-c", "from ninefold.protocols.search_process import main; main()")
+
+
+class SearchGone(RuntimeError):
+    """The search process ended (or could not be asked): its moves are lost."""
+
+
+def warm_up(player: Player, rules: Rules) -> None:
+    """Let `player` compile or load what it needs: one short move, then a new game."""
+    with contextlib.suppress(Exception):
+        player.play(Board(rules), Limit(move_ms=WARM_UP_MS))
+    player.new_game()
+    # what the warm-up made lives on: no collection walks it again (a full collection of
+    # a warmed-up bot takes 130-190 ms, longer than a turn; no collect here for that reason)
+    gc.freeze()
+
+
+# --- the bot's end -----------------------------------------------------------------------
+
+
+class SearchProcess(Player):
+    """The player `spec` in a child process (`command`, default `COMMAND`: Python
+    calling `main`, which gets this process's pid). `start` launches it and sends what to load;
+    `messages` yields what it says until it ends (one thread reads them: the answers
+    to `play` are handed over as they come)."""
+
+    def __init__(self, spec: str, rules: Rules,
+                 command: tuple[str, ...] | list[str] = COMMAND) -> None:
+        self.spec = spec
+        self.rules = rules
+        self.command = list(command)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._answers: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
+        self._send_lock = threading.Lock()
+        self._asked = 0
+        self._gone = False
+
+    def start(self) -> None:
+        """Launch the child and tell it what to load (`OSError` if it cannot start)."""
+        self.proc = subprocess.Popen([*self.command, str(os.getpid())], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE)
+        self._send(("load", self.spec, self.rules))
+
+    def messages(self) -> Iterator[tuple[Any, ...]]:
+        """What the child says, until it ends; answers to `play` go to the player."""
+        assert self.proc is not None and self.proc.stdout is not None
+        try:
+            for message in _read(self.proc.stdout):
+                if message[0] in ("result", "failed"):
+                    self._answers.put(message)
+                else:
+                    yield message
+        finally:
+            self._gone = True
+            self._answers.put(None)  # wakes a request still waiting
+
+    def _send(self, message: tuple[Any, ...]) -> None:
+        if self.proc is None or self.proc.stdin is None or self._gone:
+            raise SearchGone("the search process has ended")
+        with self._send_lock:
+            try:
+                pickle.dump(message, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                self.proc.stdin.flush()
+            except (OSError, ValueError) as exc:  # a closed pipe
+                self._gone = True
+                raise SearchGone(f"the search process has ended ({exc})") from None
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and not self._gone
+
+    def new_game(self) -> None:
+        with contextlib.suppress(SearchGone):
+            self._send(("new_game",))
+
+    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        self._asked += 1
+        asked = self._asked
+        self._send(("play", asked, board, limit, time.monotonic()))
+        while True:
+            answer = self._answers.get()
+            if answer is None:
+                self._answers.put(None)  # for any later request too
+                raise SearchGone("the search process ended during a move")
+            kind, number, payload = answer
+            if number != asked:
+                continue  # the late answer to a request given up on
+            if kind == "failed":
+                raise RuntimeError(payload)
+            return payload
+
+    def close(self) -> None:
+        """End the child (its stdin closes: it stops after the move it is on) and wait."""
+        if self.proc is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _read(stream: IO[bytes]) -> Iterator[tuple[Any, ...]]:
+    """The tuples pickled on `stream`, until it ends (or breaks)."""
+    while True:
+        try:
+            message = pickle.load(stream)
+        except (EOFError, OSError, pickle.UnpicklingError, ValueError):
+            return
+        if isinstance(message, tuple) and message:
+            yield message
+
+
+# --- the child's end ---------------------------------------------------------------------
+
+
+def serve(inp: IO[bytes], out: IO[bytes]) -> None:
+    """The child: load the player it is told, say it is ready, then answer requests
+    until `inp` ends."""
+
+    def send(message: tuple[Any, ...]) -> None:
+        pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
+        out.flush()
+
+    messages = _read(inp)
+    first = next(messages, None)
+    if first is None or first[0] != "load":
+        return
+    _, spec, rules = first
+    t0 = time.monotonic()
+    try:
+        with _without_blas():
+            player_kind(check_name(spec))  # imports the player's module (and numba)
+            if needs_compiling():
+                send(("compiling",))  # the bot's requests stop waiting for the search
+            player = make_player(spec)
+            warm_up(player, rules)
+    except Exception as exc:  # a bad spec, or a search that cannot load here
+        send(("error", str(exc)))
+        return
+    send(("ready", time.monotonic() - t0))
+    gc.disable()  # young objects are collected after each answer, off the clock
+    for message in messages:
+        if message[0] == "new_game":
+            player.new_game()
+        elif message[0] == "play":
+            _, number, board, limit, sent_at = message
+            try:
+                result = player.play(board, limit.spent(1000.0 * (time.monotonic() - sent_at)))
+            except Exception as exc:
+                send(("failed", number, f"{type(exc).__name__}: {exc}"))
+            else:
+                send(("result", number, result))
+            gc.collect(GC_AFTER_ANSWER)
+
+
+@contextlib.contextmanager
+def _without_blas() -> Iterator[None]:
+    """While the search loads, `import scipy.linalg` fails at once: numba, loading its
+    first compiled function, checks for a BLAS by importing it (0.37 s of a 1.05 s load,
+    measured) and, finding none, registers no linear algebra, which no search uses.
+    Afterwards scipy.linalg imports as usual."""
+    if "scipy.linalg" in sys.modules:
+        yield
+        return
+    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
+            del sys.modules["scipy.linalg"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The child (`COMMAND` PARENT_PID): serve on stdin/stdout."""
+    args = sys.argv[1:] if argv is None else argv
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C ends the bot, and the bot this
+    if args:
+        end_with_parent(int(args[0]))
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print cannot break the pipe
+    with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
+        serve(sys.stdin.buffer, out)
