@@ -83,9 +83,12 @@ TURN_SAFETY_CAP_SHARE = 0.5  # nor keep back more than this share of the turn
 # A busy machine keeps the bot's process off the CPU for tens of ms now and then, and
 # a stall that hits the end of a turn makes the answer late: a thread of the bot sleeps
 # `STALL_PROBE_MS` over and over and notes how late it wakes; the safety covers the
-# longest stall of the last `STALL_WINDOW_S` (on a quiet machine a few ms at most).
+# longest stall of the last `STALL_WINDOW_S` of at least `STALL_COUNTED_MS` (shorter
+# ones, a few ms on a quiet machine while the search keeps both cores busy, are what
+# the overshoots measure already)
 STALL_PROBE_MS = 5.0
 STALL_WINDOW_S = 10.0
+STALL_COUNTED_MS = 10.0
 TURN_HARD_MARGIN_MS = 3.0  # a legal move is sent anyway this long before the turn ends
 
 class Plan(NamedTuple):
