@@ -12,7 +12,7 @@ Three users (the numbers were chosen by measurement, docs/players.md):
   without the extension;
 - ninefold as a bot (`ninefold.protocols.runner`): with a fixed time per
   turn (CodinGame) it thinks until the turn less a safety that adapts to the
-  overshoot this process has measured (`turn_safety_ms`); with a time bank
+  overshoot and the stalls this process has measured (`turn_safety_ms`); with a time bank
   (AI Games, Riddles) it lets the player plan and keeps only a hard limit
   (`runner_bank_hard_ms`), after which a legal move is sent anyway.
 
