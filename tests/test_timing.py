@@ -56,7 +56,7 @@ def test_bank_plan_numbers() -> None:
     assert late.think_ms > plan.think_ms and late.most_ms == plan.most_ms
     flat = bank_plan(10000.0, 500.0, 10000.0, 81, flat=True)
     assert flat.think_ms == pytest.approx(500.0 + 9500.0 / 20.0) and flat.least_ms == 0.0
-    assert extension_ms(plan) == pytest.approx(2.5 * plan.think_ms)
+    assert extension_ms(plan) == pytest.approx(min(2.5 * plan.think_ms, plan.most_ms))
     assert extension_ms(late) == late.most_ms
     assert mcts_bank_plan(10000.0, 500.0, 81, max_bank_ms=10000.0) == plan
 

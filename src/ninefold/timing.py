@@ -50,7 +50,10 @@ EMPTY_COUNTED = 60  # empty squares counted at most when guessing the moves left
 MOVES_PER_EMPTY = 0.5 * 0.6  # our moves still to play per empty square: half are ours,
 # and games end with about 40 % of the counted squares still empty
 LEAST_MOVES_LEFT = 4.0  # plan as if at least this many of our moves were to come
-BANK_HORIZON_MOVES = 8.0  # spend the bank above the reserve over at most this many moves
+BANK_HORIZON_MOVES = 5.0  # spend the bank above the reserve over at most this many moves
+# (8 kept a median of 5.3 s of a 10 s bank from the 10th move on through the bot, and
+# games ended with 4.3-4.6 s unused: the last moves are proven and take no time; 5
+# spends that in the first moves instead, leaving 3.8 s, measured: docs/players.md)
 PLAN_INCREMENT_SHARE = 0.9  # a move plans this share of the increment plus its share of
 # the rest ...
 MOST_BANK_SHARE = 0.5  # ... but never more than this share of the usable bank
@@ -179,9 +182,9 @@ def bank_plan(bank_ms: float, increment_ms: float, max_bank_ms: float | None,
     fraction of the rest (and may stop whenever the choice is clear).
 
     >>> bank_plan(10000.0, 500.0, 10000.0, 81)
-    BankPlan(least_ms=1128.75, think_ms=1505.0, most_ms=4470.0)
+    BankPlan(least_ms=1603.5, think_ms=2138.0, most_ms=4470.0)
     >>> [round(ms) for ms in bank_plan(2000.0, 500.0, 10000.0, 20)]   # low: about the increment
-    [392, 523, 523]
+    [404, 538, 538]
     """
     cap = max(bank_ms - BANK_RESERVE_MS, 1.0)  # never plan past the bank's last part
     usable = max(bank_ms - bank_reserve_ms(bank_ms, max_bank_ms), 0.0)
@@ -223,7 +226,7 @@ def alphabeta_bank_ms(bank_ms: float, increment_ms: float, max_bank_ms: float | 
     (alpha-beta does not extend or stop early).
 
     >>> alphabeta_bank_ms(10000.0, 500.0, 10000.0)
-    1505.0
+    2138.0
     """
     return bank_plan(bank_ms, increment_ms, max_bank_ms, empty).think_ms
 
