@@ -112,10 +112,6 @@ class SearchProcess(Player):
                 self._gone = True
                 raise SearchGone(f"the search process has ended ({exc})") from None
 
-    @property
-    def alive(self) -> bool:
-        return self.proc is not None and not self._gone
-
     def new_game(self) -> None:
         with contextlib.suppress(SearchGone):
             self._send(("new_game",))
