@@ -541,3 +541,42 @@ def test_analysis_returns_a_dataclass() -> None:
     assert len(start.moves) == 5 and start.moves[0].visits >= start.moves[-1].visits
     assert 0.3 < start.win_probability < 0.8
     assert start.pv and start.pv[0] == start.best
+
+
+def test_pondering_on_the_opponents_time_carries_into_the_next_move() -> None:
+    """`ponder` searches the position after this player's move (the opponent to move);
+    the next move keeps that subtree, so it starts with the pondered visits."""
+    player = MCTSPlayer(sims=2000, seed=3, ponder=True)
+    board = Board()
+    board.push(player.play(board).move)
+    assert player.ponder(board, threading.Event(), sims=30_000) == 30_000
+    board.push(next(iter(board.legal_moves)))
+    second = player.play(board)
+    assert second.info["pondered"] == 30_000
+    fresh = MCTSPlayer(sims=2000, seed=3)
+    again = Board(board.rules)
+    for move in board.move_stack:
+        again.push(move)
+    unpondered = fresh.play(again)
+    assert unpondered.info["pondered"] == 0
+    assert second.info["nodes"] > unpondered.info["nodes"] + 1000
+    assert player.play(board).info["pondered"] == 0  # counted once
+
+
+def test_pondering_stops_when_told_and_not_after_the_game() -> None:
+    player = MCTSPlayer(ms=20, seed=1, ponder=True)
+    board = Board()
+    board.push(player.play(board).move)
+    stop = threading.Event()
+    done: list[int] = []
+    thread = threading.Thread(target=lambda: done.append(player.ponder(board, stop)))
+    thread.start()
+    time.sleep(0.2)
+    assert thread.is_alive()  # no limit: it ponders until stopped
+    stop.set()
+    thread.join(timeout=10)
+    assert not thread.is_alive() and done[0] > 0
+    over = Board.from_position(X_WINS_AT_I1)
+    over.push(Move.parse("i1"))
+    assert player.ponder(over, threading.Event()) == 0
+    assert not MCTSPlayer(sims=10).ponders and player.ponders

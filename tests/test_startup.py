@@ -12,10 +12,12 @@ from __future__ import annotations
 import inspect
 import io
 import os
+import pickle
 import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -402,3 +404,47 @@ def test_the_search_loads_without_importing_scipy_linalg() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["False", "['ready', 'result'] True", "scipy.linalg"], \
         done.stdout
+
+
+def test_the_search_process_ponders_between_requests_and_stops_for_each() -> None:
+    """With ``ponder=on`` the child searches on the opponent's time; the next request
+    finds that search stopped and its tree kept, and the child still ends with its input."""
+    from ninefold.protocols.search_process import serve
+    from ninefold.rules import Rules
+
+    r1, w1 = os.pipe()
+    r2, w2 = os.pipe()
+    inp, to_child = os.fdopen(r1, "rb"), os.fdopen(w1, "wb")
+    from_child, out = os.fdopen(r2, "rb"), os.fdopen(w2, "wb")
+    child = threading.Thread(target=serve, args=(inp, out), daemon=True)
+    child.start()
+
+    def send(message: tuple) -> None:
+        pickle.dump(message, to_child)
+        to_child.flush()
+
+    def answer() -> tuple:
+        while (message := pickle.load(from_child))[0] == "compiling":
+            pass
+        return message
+
+    send(("load", "mcts:ponder=on,seed=1", Rules.parse("standard")))
+    assert answer()[0] == "ready"
+    board = Board()
+    send(("play", 1, board, Limit(move_ms=50), time.monotonic()))
+    board.push(answer()[2].move)
+    time.sleep(0.5)  # the opponent thinks
+    board.push(next(iter(board.legal_moves)))
+    send(("play", 2, board, Limit(sims=1), time.monotonic()))
+    kind, number, second = answer()
+    assert (kind, number) == ("result", 2)
+    assert second.info["pondered"] > 1000
+    assert second.info["visits"] > 100  # one simulation of its own, the rest pondered
+    send(("new_game",))
+    send(("play", 3, Board(), Limit(sims=1), time.monotonic()))
+    assert answer()[2].info["pondered"] == 0  # a new game: nothing of the old one's
+    to_child.close()
+    child.join(timeout=10)
+    assert not child.is_alive()  # pondering stopped when the input ended
+    for f in (inp, from_child, out):
+        f.close()

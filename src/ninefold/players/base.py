@@ -20,6 +20,7 @@ import inspect
 import os
 import pkgutil
 import random
+import threading
 import types
 import typing
 from abc import ABC, abstractmethod
@@ -119,9 +120,16 @@ class Player(ABC):
     """A player; subclasses implement `_choose`."""
 
     spec: str = "?"
+    ponders: bool = False  # `ponder` thinks on the opponent's time (a bot's search process)
 
     def new_game(self) -> None:  # noqa: B027 - optional hook, most players keep no state
         """Forget anything kept from a previous game."""
+
+    def ponder(self, board: Board, stop: threading.Event) -> int:
+        """Think about `board`, the position after this player's move, until `stop` is
+        set, so that the next move starts from what was found; the work done (0: this
+        player keeps nothing between moves, the default)."""
+        return 0
 
     def play(self, board: Board, limit: Limit | None = None) -> PlayResult:
         """Choose a move for the side to move on `board` (which is not changed)."""

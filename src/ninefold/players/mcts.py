@@ -31,6 +31,10 @@ Spec options (all optional)::
                              default) stops 4 ms before it, plus the longest recent
                              stall (time the process was off the CPU) up to a quarter
                              of the budget
+    mcts:ponder=on           as a bot (``ninefold bot``), go on searching on the
+                             opponent's time, from the position after its own move, with
+                             one thread; the next move keeps what was found (off by
+                             default: it takes a core while the opponent thinks)
 
 The search itself is in `ninefold.players.mcts_tree`; this module turns a
 `Board` and a `Limit` into calls to it: it keeps the tree between moves (the
@@ -85,6 +89,7 @@ STALL_SHARE = timing.STALL_SHARE
 MAX_SIMS = 10**10
 MIN_NODES, MAX_NODES = 1000, 2**31 - 100
 MAX_C = 10.0
+PONDER_CHUNK_MS = 1.0  # pondering looks whether to stop this often
 
 
 class Tree:
@@ -206,6 +211,7 @@ class MCTSPlayer(Player):
         net: str = "off",
         mix: float = DEFAULT_MIX,
         draw: float | None = None,
+        ponder: bool = False,
     ) -> None:
         check_positive("ms", ms, MAX_MS, "a day")
         check_positive("sims", sims, MAX_SIMS, "hours of search")
@@ -263,6 +269,8 @@ class MCTSPlayer(Player):
         self.reuse = reuse
         self.nodes = nodes
         self.tm = tm
+        self.ponders = ponder
+        self._pondered = 0  # simulations pondered since the last move
         self.seed = seed if seed is not None else int.from_bytes(np.random.bytes(6), "little")
         if parallel == "tree":
             self.trees = [Tree(capacity, self.seed, workers=threads)]
@@ -275,6 +283,7 @@ class MCTSPlayer(Player):
 
     def new_game(self) -> None:
         self._history = None  # the trees stay allocated; the next move resets them
+        self._pondered = 0
 
     # ---- budget
 
@@ -467,6 +476,7 @@ class MCTSPlayer(Player):
 
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         start = time.perf_counter()
+        pondered, self._pondered = self._pondered, 0
         budget = self._budget(board, limit, start)
         self._stall_ms *= STALL_DECAY
         self._early_best = None
@@ -498,7 +508,8 @@ class MCTSPlayer(Player):
         actions, visits, wins, status = self._merged()
         if len(actions) == 0:  # no time for even one expansion
             move = next(iter(board.legal_moves))
-            return PlayResult(move, {"sims": sims, "ms": 1000 * (time.perf_counter() - start)})
+            return PlayResult(move, {"sims": sims, "pondered": pondered,
+                                     "ms": 1000 * (time.perf_counter() - start)})
         i = mt.best_of(visits, status)
         best = _move_stat(actions[i], visits[i], wins[i], status[i])
         info = {
@@ -509,8 +520,37 @@ class MCTSPlayer(Player):
             "pv": [str(m) for m in self.principal_variation()],
             "ms": 1000 * (time.perf_counter() - start),
             "nodes": sum(t.used for t in self.trees),
+            "pondered": pondered,
         }
         return PlayResult(best.move, info)
+
+    def ponder(self, board: Board, stop: threading.Event, sims: int | None = None) -> int:
+        """Search `board` (after this player's move: the opponent to move) with one thread
+        until `stop` is set, the root is proven, the tree is full or `sims` simulations
+        are done; the next move keeps the subtree of the reply played. The simulations run.
+
+        Chunks of about `PONDER_CHUNK_MS` between looks at `stop`, so a request waits
+        no longer than that for the search to be free."""
+        if board.is_game_over():
+            return 0
+        self._root(board)
+        tree = self.trees[0]
+        total, n = 0, 64
+        while not stop.is_set() and tree.used < tree.capacity:
+            if sims is not None:
+                n = min(n, sims - total)
+                if n <= 0:
+                    break
+            t0 = time.perf_counter()
+            done = tree.search(n, self.c, self.policy, self.solver, 0, self.net, self.mix,
+                               self.draw)
+            per_sim = max((time.perf_counter() - t0) / max(done, 1), 1e-7)
+            total += done
+            if done < n:  # root proven
+                break
+            n = int(max(8, min(PONDER_CHUNK_MS / 1000 / per_sim, 2 * n + 8)))
+        self._pondered += total
+        return total
 
     # ---- what the last search found (for analysis)
 

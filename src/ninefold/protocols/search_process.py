@@ -13,7 +13,8 @@ the child prints goes to its stderr, the bot's log):
 
 - to the child: ``("load", spec, rules)`` first, then ``("play", id, board, limit,
   sent_at)`` (``sent_at``, `time.monotonic()` in the bot: the child counts the pipe's
-  time against the limit) and ``("new_game",)``;
+  time against the limit) and ``("new_game",)``; a player that `ponders` searches on
+  between them, from the position after its move, until the next message comes;
 - from the child: ``("compiling",)`` when the search is not in numba's cache (it
   compiles, 10-20 s), ``("ready", seconds)`` or ``("error", text)``, then
   ``("result", id, PlayResult)`` or ``("failed", id, text)`` for each request.
@@ -41,7 +42,7 @@ from typing import IO, Any
 from ninefold.players.base import Limit, Player, PlayResult, check_name, make_player, player_kind
 from ninefold.players.warmup import needs_compiling
 from ninefold.protocols.process import end_with_parent
-from ninefold.rules import Board, Rules
+from ninefold.rules import Board, Move, Rules
 
 WARM_UP_MS = 10  # the warm-up move, played before the search says it is ready
 GC_AFTER_ANSWER = 1  # the generations the child collects once an answer is sent
@@ -186,18 +187,59 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
         return
     send(("ready", time.monotonic() - t0))
     gc.disable()  # young objects are collected after each answer, off the clock
-    for message in messages:
-        if message[0] == "new_game":
-            player.new_game()
-        elif message[0] == "play":
-            _, number, board, limit, sent_at = message
-            try:
-                result = player.play(board, limit.spent(1000.0 * (time.monotonic() - sent_at)))
-            except Exception as exc:
-                send(("failed", number, f"{type(exc).__name__}: {exc}"))
-            else:
-                send(("result", number, result))
-            gc.collect(GC_AFTER_ANSWER)
+    pondering = _Pondering(player)
+    try:
+        for message in messages:
+            pondering.stop()
+            if message[0] == "new_game":
+                player.new_game()
+            elif message[0] == "play":
+                _, number, board, limit, sent_at = message
+                try:
+                    result = player.play(board,
+                                         limit.spent(1000.0 * (time.monotonic() - sent_at)))
+                except Exception as exc:
+                    send(("failed", number, f"{type(exc).__name__}: {exc}"))
+                else:
+                    send(("result", number, result))
+                    gc.collect(GC_AFTER_ANSWER)
+                    pondering.start(board, result.move)
+                    continue
+                gc.collect(GC_AFTER_ANSWER)
+    finally:
+        pondering.stop()
+
+
+class _Pondering:
+    """The player thinking on the opponent's time (if it `ponders`), in a thread while
+    the child waits for the next message; stopped before that message is handled."""
+
+    def __init__(self, player: Player) -> None:
+        self.player = player
+        self.thread: threading.Thread | None = None
+        self.halt = threading.Event()
+
+    def start(self, board: Board, move: Move) -> None:
+        if not self.player.ponders:
+            return
+        after = board.copy()
+        after.push(move)
+        self.halt = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(after, self.halt),
+                                       name="ponder", daemon=True)
+        self.thread.start()
+
+    def _run(self, board: Board, halt: threading.Event) -> None:
+        try:
+            self.player.ponder(board, halt)
+        except Exception as exc:  # the next move searches as if nothing was pondered
+            print(f"pondering failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+    def stop(self) -> None:
+        if self.thread is not None:
+            self.halt.set()
+            self.thread.join()
+            self.thread = None
 
 
 @contextlib.contextmanager
