@@ -126,6 +126,18 @@ def test_a_bad_player_spec_ends_the_bot_with_one_line(tmp_path, spec, words) -> 
     assert [line for line in shown.splitlines() if line.startswith("error:")]
 
 
+@pytest.mark.parametrize("spec, words", [("mcts:speed=3", "no option 'speed'"),
+                                         ("mcts:threads=64", "threads=64 is not possible")])
+def test_a_bad_player_spec_is_reported_when_the_input_ends_at_once(spec, words) -> None:
+    """The options are checked in the search process; input that ends before its
+    verdict (here: none at all) still gets the one-line error and status 2."""
+    out = subprocess.run([*BOT, "--player", spec], capture_output=True, text=True,
+                         timeout=120, stdin=subprocess.DEVNULL)
+    assert out.returncode == 2 and words in out.stderr, out.stderr
+    assert [line for line in out.stderr.splitlines() if line.startswith("error:")]
+    assert "Traceback" not in out.stderr
+
+
 # --- the fallback and the book -------------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import NamedTuple, NoReturn
 
+from ninefold import timing
 from ninefold.players import check_name, strongest_spec
 from ninefold.protocols import check_protocol, runner
 from ninefold.protocols.engine import Engine
@@ -68,7 +69,8 @@ def run_bot(protocol: str, player: str | None = None, rules: str | None = None) 
     """Play as a bot on stdin/stdout until the input ends; ValueError for bad options.
 
     The player's name is checked at once; its options when it loads, in the
-    background: bad ones end the process with ``error: ...`` and status 2.
+    background: bad ones end the process with ``error: ...`` and status 2, also
+    when the input ends first (it waits for the verdict, `timing.SPEC_VERDICT_WAIT_S`).
     """
     protocol = check_protocol(protocol)
     spec = player or strongest_spec()
@@ -77,7 +79,9 @@ def run_bot(protocol: str, player: str | None = None, rules: str | None = None) 
     bot_rules = Rules.parse(rules or default_rules)
     engine = Engine(spec, bot_rules,
                     on_error=lambda exc: fail(str(exc)))
-    return runner(protocol, engine, rules=bot_rules).run()
+    status = runner(protocol, engine, rules=bot_rules).run()
+    engine.settle(timing.SPEC_VERDICT_WAIT_S)  # the input may end before the options are checked
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

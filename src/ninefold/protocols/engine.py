@@ -75,6 +75,12 @@ class Engine(Player):
         """Wait up to `timeout_s` for the real player; True if it is ready."""
         return self._ready.wait(timeout_s)
 
+    def settle(self, timeout_s: float) -> None:
+        """Wait up to `timeout_s` for the child's first verdict on the spec (ready, failed,
+        compiling or ended): a bot whose input ends at once still reports a bad spec."""
+        if self._thread is not None:
+            self._settled.wait(timeout_s)
+
     def _load(self) -> None:
         """In the loading thread: start the child, then read it until it ends (this thread
         outlives the child: Linux ends the child when the thread that started it ends)."""

@@ -39,7 +39,7 @@ import time
 from collections.abc import Iterator
 from typing import IO, Any
 
-from ninefold.players.base import Limit, Player, PlayResult, check_name, make_player, player_kind
+from ninefold.players.base import Limit, Player, PlayResult, make_player, parse_spec
 from ninefold.players.warmup import needs_compiling
 from ninefold.protocols.process import end_with_parent
 from ninefold.rules import Board, Move, Rules
@@ -177,7 +177,7 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     t0 = time.monotonic()
     try:
         with _without_blas():
-            player_kind(check_name(spec))  # imports the player's module (and numba)
+            parse_spec(spec)  # imports the player's module (and numba), checks the options
             if needs_compiling():
                 send(("compiling",))  # the bot's requests stop waiting for the search
             player = make_player(spec)
