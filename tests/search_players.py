@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from ninefold.players import Limit, Player, PlayResult, register
+from ninefold.players import Limit, Player, PlayResult, register, warmup
 from ninefold.rules import Board
 
 HERE = str(Path(__file__).resolve().parent)
@@ -22,7 +22,9 @@ class SlowToLoad(Player):
     """A player that takes `delay` seconds to make, as a search loading its kernel."""
 
     def __init__(self, delay: float = 1.0) -> None:
-        time.sleep(delay)
+        # its "search" is a sleep, warmed up as a search is (compiled, says `command`)
+        warmup.add("slowload-test", delay, [(time.sleep, lambda: (delay,))])
+        warmup.warm_up("slowload-test")
 
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         return PlayResult(list(board.legal_moves)[-1], {"slow": True})
@@ -64,5 +66,6 @@ def command(compiling: bool = False) -> tuple[str, ...]:
     code = f"import sys; sys.path.insert(0, {HERE!r}); import search_players; "
     code += "from ninefold.protocols import search_process as s; "
     if compiling:
-        code += "s.needs_compiling = lambda: True; "
+        code += "from ninefold.players import warmup; "
+        code += "warmup.needs_compiling = lambda names=None: True; "
     return (sys.executable, "-c", code + "s.main()")

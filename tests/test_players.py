@@ -580,3 +580,8 @@ def test_pondering_stops_when_told_and_not_after_the_game() -> None:
     over.push(Move.parse("i1"))
     assert player.ponder(over, threading.Event()) == 0
     assert not MCTSPlayer(sims=10).ponders and player.ponders
+    assert not MCTSPlayer(sims=10, ponder=True, reuse=False).ponders  # nothing would be kept
+    stop.clear()
+    stop.set()  # told to stop before it starts: it does not even move the root
+    before = player._history
+    assert player.ponder(board, stop) == 0 and player._history is before

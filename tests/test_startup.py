@@ -9,10 +9,12 @@ behaviour under test; the bots are real subprocesses.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import io
 import os
 import pickle
+import queue
 import random
 import signal
 import subprocess
@@ -126,13 +128,19 @@ def test_a_bad_player_spec_ends_the_bot_with_one_line(tmp_path, spec, words) -> 
     assert [line for line in shown.splitlines() if line.startswith("error:")]
 
 
-@pytest.mark.parametrize("spec, words", [("mcts:speed=3", "no option 'speed'"),
-                                         ("mcts:threads=64", "threads=64 is not possible")])
-def test_a_bad_player_spec_is_reported_when_the_input_ends_at_once(spec, words) -> None:
+@pytest.mark.parametrize("spec, words, empty_cache", [
+    ("mcts:speed=3", "no option 'speed'", False),
+    ("mcts:threads=64", "threads=64 is not possible", False),
+    ("mcts:threads=64", "threads=64 is not possible", True),  # checked before compiling
+])
+def test_a_bad_player_spec_is_reported_when_the_input_ends_at_once(
+        tmp_path, spec, words, empty_cache) -> None:
     """The options are checked in the search process; input that ends before its
-    verdict (here: none at all) still gets the one-line error and status 2."""
+    verdict (here: none at all) still gets the one-line error and status 2, also with
+    an empty numba cache (the values are checked before anything is compiled)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)} if empty_cache else None
     out = subprocess.run([*BOT, "--player", spec], capture_output=True, text=True,
-                         timeout=120, stdin=subprocess.DEVNULL)
+                         timeout=120, stdin=subprocess.DEVNULL, env=env)
     assert out.returncode == 2 and words in out.stderr, out.stderr
     assert [line for line in out.stderr.splitlines() if line.startswith("error:")]
     assert "Traceback" not in out.stderr
@@ -435,8 +443,18 @@ def test_the_search_process_ponders_between_requests_and_stops_for_each() -> Non
         pickle.dump(message, to_child)
         to_child.flush()
 
-    def answer() -> tuple:
-        while (message := pickle.load(from_child))[0] == "compiling":
+    said: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        with contextlib.suppress(EOFError, OSError, ValueError):
+            while True:
+                said.put(pickle.load(from_child))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+
+    def answer() -> tuple:  # fails, rather than hangs, if the child never answers
+        while (message := said.get(timeout=120))[0] == "compiling":
             pass
         return message
 
@@ -458,5 +476,7 @@ def test_the_search_process_ponders_between_requests_and_stops_for_each() -> Non
     to_child.close()
     child.join(timeout=10)
     assert not child.is_alive()  # pondering stopped when the input ended
-    for f in (inp, from_child, out):
+    out.close()  # the reader sees the end
+    reader.join(timeout=10)
+    for f in (inp, from_child):
         f.close()

@@ -269,7 +269,7 @@ class MCTSPlayer(Player):
         self.reuse = reuse
         self.nodes = nodes
         self.tm = tm
-        self.ponders = ponder
+        self.ponders = ponder and reuse  # without reuse nothing pondered would be kept
         self._pondered = 0  # simulations pondered since the last move
         self.seed = seed if seed is not None else int.from_bytes(np.random.bytes(6), "little")
         if parallel == "tree":
@@ -531,8 +531,10 @@ class MCTSPlayer(Player):
 
         Chunks of about `PONDER_CHUNK_MS` between looks at `stop`, so a request waits
         no longer than that for the search to be free."""
-        if board.is_game_over():
+        if board.is_game_over() or stop.is_set():
             return 0
+        # moving the root may compact the tree (one call, not stopped midway): it would
+        # otherwise be done on the clock, at the next move
         self._root(board)
         tree = self.trees[0]
         total, n = 0, 64

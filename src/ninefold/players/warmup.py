@@ -20,9 +20,10 @@ Modules register what to compile with `add` when they are imported.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -40,6 +41,7 @@ class Part:
 _PARTS: dict[str, Part] = {}
 _warm: set[str] = set()
 _LOCK = threading.Lock()
+_progress: list[Progress] = []  # `reporting`'s callbacks, the innermost last
 
 
 def add(part: str, seconds: float,
@@ -82,8 +84,8 @@ def needs_compiling(names: Iterable[str] | None = None) -> bool:
 def warm_up(names: Iterable[str] | str | None = None, progress: Progress | None = None) -> None:
     """Compile (or load from the cache) the parts `names`, default all, once per process.
 
-    `progress` (default `stderr_progress`) hears about it only when
-    something is compiled.
+    `progress` (default: the one given to `reporting`, else `stderr_progress`) hears
+    about it only when something is compiled.
     """
     chosen = [names] if isinstance(names, str) else list(_PARTS if names is None else names)
     for name in chosen:
@@ -95,7 +97,7 @@ def warm_up(names: Iterable[str] | str | None = None, progress: Progress | None 
             return
         report = None
         if needs_compiling(todo):
-            report = progress or stderr_progress
+            report = progress or (_progress[-1] if _progress else stderr_progress)
         steps = [step for name in todo for step in _PARTS[name].steps]
         if report is not None:
             report(0, len(steps), sum(_PARTS[name].seconds for name in todo))
@@ -104,6 +106,17 @@ def warm_up(names: Iterable[str] | str | None = None, progress: Progress | None 
             if report is not None:
                 report(done, len(steps), 0.0)
         _warm.update(todo)
+
+
+@contextlib.contextmanager
+def reporting(progress: Progress) -> Iterator[None]:
+    """Within the block, `warm_up` called with no `progress` reports to this one (a
+    player's constructor warms up its search after checking its options)."""
+    _progress.append(progress)
+    try:
+        yield
+    finally:
+        _progress.remove(progress)
 
 
 def stderr_progress(done: int, total: int, seconds: float, stream: TextIO | None = None) -> None:

@@ -39,8 +39,8 @@ import time
 from collections.abc import Iterator
 from typing import IO, Any
 
-from ninefold.players.base import Limit, Player, PlayResult, make_player, parse_spec
-from ninefold.players.warmup import needs_compiling
+from ninefold.players.base import Limit, Player, PlayResult, make_player
+from ninefold.players.warmup import reporting
 from ninefold.protocols.process import end_with_parent
 from ninefold.rules import Board, Move, Rules
 
@@ -169,6 +169,10 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
         pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
         out.flush()
 
+    def compiling(done: int, total: int, seconds: float) -> None:
+        if done == 0:  # the spec is good, and the search is not in numba's cache
+            send(("compiling",))  # the bot's requests stop waiting for the search
+
     messages = _read(inp)
     first = next(messages, None)
     if first is None or first[0] != "load":
@@ -176,11 +180,8 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     _, spec, rules = first
     t0 = time.monotonic()
     try:
-        with _without_blas():
-            parse_spec(spec)  # imports the player's module (and numba), checks the options
-            if needs_compiling():
-                send(("compiling",))  # the bot's requests stop waiting for the search
-            player = make_player(spec)
+        with _without_blas(), reporting(compiling):
+            player = make_player(spec)  # checks the options, then compiles or loads
             warm_up(player, rules)
     except Exception as exc:  # a bad spec, or a search that cannot load here
         send(("error", str(exc)))
@@ -222,12 +223,17 @@ class _Pondering:
     def start(self, board: Board, move: Move) -> None:
         if not self.player.ponders:
             return
-        after = board.copy()
-        after.push(move)
-        self.halt = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(after, self.halt),
-                                       name="ponder", daemon=True)
-        self.thread.start()
+        try:
+            after = board.copy()
+            after.push(move)
+            self.halt = threading.Event()
+            thread = threading.Thread(target=self._run, args=(after, self.halt),
+                                      name="ponder", daemon=True)
+            thread.start()
+        except Exception as exc:  # the child serves on, without pondering this time
+            print(f"cannot ponder: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return
+        self.thread = thread
 
     def _run(self, board: Board, halt: threading.Event) -> None:
         try:
