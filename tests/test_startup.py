@@ -392,6 +392,9 @@ def test_a_search_process_that_dies_leaves_the_fallback_playing(engines) -> None
     engine.search.proc.wait()
     result = engine.play(_past_the_book(), Limit(move_ms=50))
     assert result.move in _past_the_book().legal_moves and result.info["engine"] == "fallback"
+    end = time.monotonic() + 30  # the loading thread notes the end when it reads it
+    while "has ended" not in engine.log.getvalue() and time.monotonic() < end:
+        time.sleep(0.01)
     assert "has ended" in engine.log.getvalue()
 
 
