@@ -196,6 +196,7 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
                 player.new_game()
             elif message[0] == "play":
                 _, number, board, limit, sent_at = message
+                result: PlayResult | None = None
                 try:
                     result = player.play(board,
                                          limit.spent(1000.0 * (time.monotonic() - sent_at)))
@@ -203,10 +204,9 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
                     send(("failed", number, f"{type(exc).__name__}: {exc}"))
                 else:
                     send(("result", number, result))
-                    gc.collect(GC_AFTER_ANSWER)
-                    pondering.start(board, result.move)
-                    continue
                 gc.collect(GC_AFTER_ANSWER)
+                if result is not None:
+                    pondering.start(board, result.move)
     finally:
         pondering.stop()
 
