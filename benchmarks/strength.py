@@ -12,11 +12,15 @@ default), for comparisons only::
     .venv/bin/python benchmarks/strength.py mcts mcts:tm=flat --bank 10000 --inc 500
     .venv/bin/python benchmarks/strength.py mcts @09be2c6 --subprocess --protocol riddles \
         --plot banks.png
+    .venv/bin/python benchmarks/strength.py mcts mcts --subprocess --protocol riddles --odds 2
 
 With ``--subprocess`` both sides are bot processes under the arena's
 referee, on the platform's clock (the last line: today's bot against the one
 of git revision 09be2c6, with its default player, on Riddles' 10 s + 500 ms;
 ``--plot`` draws each side's bank left and time used by move).
+``--odds 2`` gives A twice B's clock (the last line but one: what twice the
+time is worth to the same bot, the most any plan of the same clock could
+hope to gain).
 ``SPEC@REV`` is ninefold as it was at a git revision: its source is exported
 once into ``.bench/revisions/`` and run by this Python, warmed up before the
 first game.
@@ -127,14 +131,22 @@ class Config:
     safety_ms: float | None = None  # the OpenSpiel bot's safety (its default if None)
     first_move_ms: int = 0  # an allowance for the first answers (not the platform's)
     logs: str | None = None  # --subprocess: the bots' stderr, a file per bot and game here
+    odds: float = 1.0  # time odds: A's clock (a move's time, or bank and increment) is
+    # this many times B's
 
-    def time_control(self) -> TimeControl:
-        """The platform's clock for --subprocess, with --ms or --bank/--inc."""
+    def scale(self, side: str) -> float:
+        """How many times the given clock `side` ("A" or "B") gets (`odds`)."""
+        return self.odds if side == "A" else 1.0
+
+    def time_control(self, side: str = "B") -> TimeControl:
+        """The platform's clock of `side` for --subprocess, with --ms or --bank/--inc
+        (A's scaled by `odds`: its time a turn, or its bank, increment and maximum)."""
         assert self.protocol is not None
+        f = self.scale(side)
         return platform_control(
-            self.protocol, turn_ms=None if self.ms is None else round(self.ms),
-            bank_ms=None if self.bank is None else round(self.bank),
-            increment_ms=round(self.inc) if self.bank is not None else None)
+            self.protocol, turn_ms=None if self.ms is None else round(f * self.ms),
+            bank_ms=None if self.bank is None else round(f * self.bank),
+            increment_ms=round(f * self.inc) if self.bank is not None else None)
 
     def command(self, spec: str) -> str:
         """The command of a side's bot process: OpenSpiel's, or ``ninefold bot``."""
@@ -164,22 +176,25 @@ def play_game(cfg: Config, opening: str, a_is_x: bool) -> GameResult:
     board = Board(cfg.rules, opening=opening)
     by_mark = {Mark.X: a if a_is_x else b, Mark.O: b if a_is_x else a}
     name = {id(a): "A", id(b): "B"}
-    banks = {Mark.X: cfg.bank, Mark.O: cfg.bank}
+    scale = {Mark.X: cfg.scale("A" if a_is_x else "B"), Mark.O: cfg.scale("B" if a_is_x else "A")}
+    banks = {m: None if cfg.bank is None else f * cfg.bank for m, f in scale.items()}
     overruns: dict[str, list[float]] = {"A": [], "B": []}
     off_cpu: dict[str, list[float]] = {"A": [], "B": []}
     while not board.is_game_over():
         mark = board.turn
         player = by_mark[mark]
+        f = scale[mark]
         if cfg.bank is not None:
-            banks[mark] = min(cfg.bank, banks[mark] + cfg.inc) if board.ply >= 6 else cfg.bank
-            limit = Limit(bank_ms=banks[mark], increment_ms=cfg.inc, max_bank_ms=cfg.bank)
+            top = f * cfg.bank
+            banks[mark] = min(top, banks[mark] + f * cfg.inc) if board.ply >= 6 else top
+            limit = Limit(bank_ms=banks[mark], increment_ms=f * cfg.inc, max_bank_ms=top)
         else:
-            limit = Limit(move_ms=cfg.ms)
+            limit = Limit(move_ms=f * cfg.ms)
         t0, c0 = time.perf_counter(), time.process_time()
         result = player.play(board, limit)
         spent = 1000 * (time.perf_counter() - t0)
         off_cpu[name[id(player)]].append(spent - 1000 * (time.process_time() - c0))
-        budget = cfg.ms if cfg.bank is None else banks[mark]
+        budget = f * cfg.ms if cfg.bank is None else banks[mark]
         overruns[name[id(player)]].append(spent - budget)
         if cfg.bank is not None:
             banks[mark] -= spent
@@ -198,9 +213,9 @@ def play_process_game(cfg: Config, opening: str | None, a_is_x: bool,
                       pair: int = 0) -> GameResult:
     """One game (of the `pair`th pair) between two bot processes under the arena's referee,
     on the platform's clock with no allowances: a late answer loses, as on the platform."""
-    tc = cfg.time_control()
-    a = Seat.external(cfg.command(cfg.spec_a), cfg.protocol or "", name="A", tc=tc)
-    b = Seat.external(cfg.command(cfg.spec_b), cfg.protocol or "", name="B", tc=tc)
+    tcs = {side: cfg.time_control(side) for side in ("A", "B")}
+    a = Seat.external(cfg.command(cfg.spec_a), cfg.protocol or "", name="A", tc=tcs["A"])
+    b = Seat.external(cfg.command(cfg.spec_b), cfg.protocol or "", name="B", tc=tcs["B"])
     x, o = (a, b) if a_is_x else (b, a)
     result = referee_game(x, o, rules=cfg.rules, opening=opening,
                           first_move_ms=cfg.first_move_ms, log_dir=cfg.logs,
@@ -212,7 +227,7 @@ def play_process_game(cfg: Config, opening: str | None, a_is_x: bool,
         Termination.BOT_FAILURE, Termination.ILLEGAL_MOVE) else ""
     return GameResult(result.outcome.score(a_mark), a_is_x, len(result.moves),
                       {"A": [], "B": []}, {"A": [], "B": []}, forfeit=forfeit,
-                      requests={s: bot_requests(result, m, tc) for s, m in sides.items()},
+                      requests={s: bot_requests(result, m, tcs[s]) for s, m in sides.items()},
                       fault=fault)
 
 
@@ -248,6 +263,10 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
         clock = f"{cfg.ms:g} ms/move"
     else:
         clock = f"bank {cfg.bank:g} ms + {cfg.inc:g} ms"
+    if cfg.odds != 1.0:
+        clock += f"; time odds: A's clock x{cfg.odds:g}"
+        if cfg.protocol:
+            clock += f" ({cfg.time_control('A')})"
     openings = "colour-swapped pairs" if cfg.protocol == "codingame" else "paired openings"
     lines = [
         f"{cfg.spec_a} vs {cfg.spec_b}  ({cfg.rules}, {clock}, {n} games, "
@@ -303,7 +322,7 @@ def process_lines(results: list[GameResult], cfg: Config) -> list[str]:
             f"over {len(turns)} turns; first answers median {fmt_ms(percentile(first, 0.5))}, "
             f"worst {fmt_ms(max(first, default=math.nan))}"
         )
-        if cfg.time_control().is_bank:
+        if cfg.time_control(side).is_bank:
             banks = [q.limit_ms for q in asked if q.turn >= 9]
             lines.append(
                 f"  bank left from its 10th move: median {fmt_ms(percentile(banks, 0.5))}, "
@@ -352,7 +371,8 @@ def plot_requests(results: list[GameResult], cfg: Config, path: Path) -> None:
     else:
         ax.axvline(tc.turn_ms or 0, color="red", label="the turn's limit")
         ax.set_xlabel("time a turn, ms (turns 2+)")
-    ax.set_title(f"{len(results)} games, {cfg.protocol}: {tc}")
+    odds = f"; A's clock x{cfg.odds:g}: {cfg.time_control('A')}" if cfg.odds != 1.0 else ""
+    ax.set_title(f"{len(results)} games, {cfg.protocol}: {tc}{odds}")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
@@ -393,6 +413,9 @@ def main(
     plot: Annotated[Path | None, typer.Option(help=(
         "With --subprocess: draw each side's bank left and time used by move (a bank), or "
         "its time a turn (PNG)."))] = None,
+    odds: float = typer.Option(1.0, help=(
+        "Time odds: A's clock is this many times B's (its time a move, or its bank, "
+        "increment and maximum): what more time is worth.")),
 ) -> None:
     protocol = protocol.strip().lower()
     if subprocess and protocol not in PROTOCOLS:
@@ -406,6 +429,8 @@ def main(
     rules = rules or ("codingame" if subprocess and protocol == "codingame" else "standard")
     if subprocess and protocol != "codingame" and not bank:
         bank, inc = float(TimeControl().bank_ms), float(TimeControl().increment_ms)
+    if not 0.01 <= odds <= 100:
+        raise typer.BadParameter("give a factor from 0.01 to 100", param_hint="--odds")
     if plot and not subprocess:
         raise typer.BadParameter("the plot draws the bots' requests: add --subprocess")
     if plot and not plot.resolve().parent.is_dir():  # said before the games, not after
@@ -414,7 +439,7 @@ def main(
         raise typer.BadParameter("SPEC@REV plays as a bot process: add --subprocess")
     cfg = Config(a, b, rules, None if bank else ms, bank, inc,
                  protocol=protocol if subprocess else None, safety_ms=safety_ms,
-                 first_move_ms=first_move_ms, logs=logs)
+                 first_move_ms=first_move_ms, logs=logs, odds=odds)
     if subprocess:
         warm_sides(cfg)
     saved = SavedGames(save, cfg, seed) if save else None
@@ -466,7 +491,10 @@ class SavedGames:
         self.path = path
         # sides at a git revision (SPEC@REV) are pinned; a side run from this tree is not
         pinned = all(split_revision(spec)[1] for spec in (cfg.spec_a, cfg.spec_b))
-        self.head = {"match": {k: v for k, v in asdict(cfg).items() if k != "logs"},
+        # (no time odds: no key, as in the files saved before there were odds)
+        match = {k: v for k, v in asdict(cfg).items()
+                 if k != "logs" and not (k == "odds" and v == 1.0)}
+        self.head = {"match": match,
                      "seed": seed, "source": "pinned" if pinned else source_digest()}
 
     def load(self) -> dict[int, GameResult]:

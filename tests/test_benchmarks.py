@@ -105,6 +105,30 @@ def test_strength_subprocess_bank_mode_reports_banks(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
 
 
+def test_strength_gives_time_odds_to_a_through_the_referees_clock(tmp_path):
+    saved = tmp_path / "odds.jsonl"
+    done = run("strength.py", "random", "random:seed=2", "--subprocess", "--protocol",
+               "riddles", "--games", "2", "--bank", "3000", "--inc", "100", "--odds", "2",
+               "--save", str(saved))
+    assert done.returncode == 0, done.stderr
+    assert "riddles, bank=3000,inc=100; time odds: A's clock x2 (bank=6000,inc=200)" \
+        in done.stdout
+    banks = [line for line in done.stdout.splitlines() if "bank left from its 10th" in line]
+    medians = [int(line.split("median ")[1].split(" ms")[0]) for line in banks]
+    assert medians[0] > 3000 >= medians[1], banks  # A's bank is twice B's, and refills so
+    head = saved.read_text().splitlines()[0]
+    assert '"odds": 2.0' in head  # another match than the same run without odds
+
+
+def test_strength_gives_time_odds_in_process_too():
+    done = run("strength.py", "random", "random:seed=2", "--ms", "5", "--games", "2",
+               "--odds", "3")
+    assert done.returncode == 0, done.stderr
+    assert "5 ms/move; time odds: A's clock x3" in done.stdout
+    bad = run("strength.py", "random", "random", "--odds", "0")
+    assert bad.returncode == 2 and "--odds" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_strength_subprocess_openspiel_speaks_codingame_only():
     done = run("strength.py", "mcts", "openspiel", "--subprocess", "--protocol", "riddles")
     assert done.returncode == 2 and "codingame only" in done.stderr
