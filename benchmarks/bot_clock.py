@@ -29,6 +29,11 @@ later one; AI Games and Riddles a 10 s bank (its maximum too) + 500 ms a move.
    protocols, the bank left at each request from the bot's 10th move on.
 
 ``--load N`` keeps N processes spinning on the CPU through the whole run.
+``--control MS`` then plays the same number of CodinGame turns with a control
+in ninefold's place: `spin_bot.c`, a C bot that keeps the CPU busy for MS of
+each turn and answers at once (no interpreter, no child process). Its
+time-outs are the machine's: a bot that uses as much of its turn cannot do
+better here.
 Each measure is printed beside the issue's target; ``--plot FILE`` also
 draws the turn times, banks and first answers (PNG).
 """
@@ -56,6 +61,7 @@ from botgames import (
     ninefold_command,
     percentile,
     platform_control,
+    spin_bot_command,
     warm_cache,
 )
 from rich.console import Console
@@ -93,6 +99,7 @@ class Measures:
 
     protocol: str
     tc: TimeControl
+    bot: str = ""  # another bot than ninefold (the control), named
     cold: list[Start] = field(default_factory=list)
     warm: list[Start] = field(default_factory=list)
     requests: list[Request] = field(default_factory=list)  # every request of every game
@@ -145,15 +152,14 @@ def measure_starts(m: Measures, player: str | None, starts: int, cold: bool,
         progress.advance(bar)
 
 
-def measure_turns(m: Measures, player: str | None, turns: int, opponent: str,
+def measure_turns(m: Measures, command: str, turns: int, opponent: str,
                   opponent_ms: int, grace_ms: int, progress: Progress,
                   logs: Path | None = None) -> None:
     tc = m.tc.with_allowances(0, grace_ms)
-    bot = Seat.external(ninefold_command(m.protocol, player), m.protocol, name="ninefold",
-                        tc=tc)
+    bot = Seat.external(command, m.protocol, name="ninefold", tc=tc)
     other = Seat.builtin(opponent, name="opponent",
                          tc=TimeControl(turn_ms=opponent_ms, slack_ms=START_WAIT_MS))
-    bar = progress.add_task(f"{m.protocol}: turns", total=turns)
+    bar = progress.add_task(f"{m.protocol}{m.bot and f' ({m.bot})'}: turns", total=turns)
     while len(m.requests) < turns:
         mark = Mark.X if m.games % 2 == 0 else Mark.O
         x, o = (bot, other) if mark is Mark.X else (other, bot)
@@ -205,7 +211,8 @@ def add_rows(table: Table, m: Measures) -> None:
         good = (percentile(shares, 0.5) >= TURN_MEDIAN_SHARE
                 and percentile(shares, 0.99) <= TURN_P99_SHARE)
     limit = f"of {m.tc.turn_ms} ms" if per_turn else "of the bank left"
-    table.add_row(m.protocol if not (m.cold or m.warm) else "", "time used a turn (turns 2+)",
+    name = m.protocol + (f" ({m.bot})" if m.bot else "")
+    table.add_row(name if not (m.cold or m.warm) else "", "time used a turn (turns 2+)",
                   str(len(turns)), fmt_ms(percentile(turns, 0.5)), fmt_ms(percentile(turns, 0.99)),
                   fmt_ms(max(turns, default=float("nan"))), target,
                   "" if good is None else _ok(good))
@@ -273,7 +280,8 @@ def plot(results: list[Measures], path: Path) -> None:
             for share, style in ((1.0, "-"), (TURN_MEDIAN_SHARE, ":"), (TURN_P99_SHARE, "--")):
                 left.axvline(share * (m.tc.turn_ms or 0), color="red", linestyle=style)
             left.set_xlabel("time used a turn, ms (turns 2+; red: limit, 85%, 95%)")
-        left.set_title(f"{m.protocol}: {len(m.requests)} requests, {m.timeouts} late")
+        left.set_title(f"{m.protocol}{m.bot and f' ({m.bot})'}: {len(m.requests)} requests, "
+                       f"{m.timeouts} late")
         if m.tc.is_bank:
             left.legend(fontsize=7)
         for y, (name, starts) in enumerate((("empty cache", m.cold), ("warm cache", m.warm))):
@@ -307,14 +315,20 @@ def main(
     logs: Annotated[Path | None, typer.Option(help=(
         "Keep the bot's stderr of each game in this folder (DIR/PROTOCOL/ninefold-X/...): "
         "a late answer says there where its time went."))] = None,
+    control: float = typer.Option(None, help=(
+        "Then the same CodinGame turns with a control in ninefold's place: a C bot that "
+        "keeps the CPU busy for this many ms of each turn (spin_bot.c).")),
 ) -> None:
     chosen = [p.strip().lower() for p in protocols.split(",") if p.strip()]
     unknown = [p for p in chosen if p not in PROTOCOLS]
     if unknown or not chosen:
         raise typer.BadParameter(f"choose among {', '.join(PROTOCOLS)}", param_hint="--protocols")
+    if control is not None and not 0 < control < platform_control("codingame").turn_ms:
+        raise typer.BadParameter("give ms within CodinGame's 100 ms turn", param_hint="--control")
     results = []
     try:
         warm_cache()  # the usual cache (the warm starts and the turns), if empty or stale
+        control_command = None if control is None else spin_bot_command(control)
     except ValueError as exc:
         console.print(f"error: {exc}", highlight=False)
         raise typer.Exit(1) from None
@@ -325,7 +339,13 @@ def main(
             if starts:
                 measure_starts(m, player, starts, cold, progress)
             if turns:
-                measure_turns(m, player, turns, opponent, opponent_ms, grace_ms, progress, logs)
+                measure_turns(m, ninefold_command(protocol, player), turns, opponent,
+                              opponent_ms, grace_ms, progress, logs)
+            results.append(m)
+        if control_command is not None and turns:
+            m = Measures("codingame", platform_control("codingame"),
+                         bot=f"control: C, spins {control:g} ms")
+            measure_turns(m, control_command, turns, opponent, opponent_ms, grace_ms, progress)
             results.append(m)
     console.print(report(results, load, player, opponent))
     console.print(stalls.summary())

@@ -35,6 +35,7 @@ from ninefold.rules import Board, Mark, Termination
 
 HERE = Path(__file__).resolve().parent
 OPENSPIEL_BOT = HERE / "openspiel_bot.py"
+SPIN_BOT = HERE / "spin_bot.c"  # a control: a C bot that only uses its turn
 # ninefold's source at other git revisions (NINEFOLD_REVISIONS: another folder, the tests')
 REVISIONS = Path(os.environ.get("NINEFOLD_REVISIONS") or HERE.parent / ".bench" / "revisions")
 LOAD_MAX_S = 4 * 3600  # a spinning process ends by itself after this, whatever happens
@@ -141,6 +142,25 @@ def first_answer(command: str, protocol: str, rules: str, tc: TimeControl,
         return 1000 * (t_ask - t_launch) + ms, ms
     finally:
         bot.close()
+
+
+def spin_bot_command(spin_ms: float) -> str:
+    """The command line of `spin_bot.c` (a CodinGame bot that keeps the CPU busy for
+    `spin_ms` of each turn, then answers), compiled once into ``.bench/`` with the C
+    compiler (ValueError if there is none, or it fails)."""
+    exe = HERE.parent / ".bench" / "spin_bot"
+    if not exe.exists() or exe.stat().st_mtime < SPIN_BOT.stat().st_mtime:
+        cc = shutil.which("gcc") or shutil.which("cc")
+        if cc is None:
+            raise ValueError("the control bot needs a C compiler (gcc or cc) on the PATH")
+        exe.parent.mkdir(exist_ok=True)
+        part = exe.with_suffix(".part")
+        built = subprocess.run([cc, "-O2", "-o", str(part), str(SPIN_BOT)],
+                               capture_output=True, text=True, check=False)
+        if built.returncode:
+            raise ValueError(f"cannot compile {SPIN_BOT.name}: {built.stderr.strip()[:200]}")
+        part.rename(exe)
+    return shlex.join([str(exe), f"{spin_ms:g}"])
 
 
 def openspiel_command(protocol: str, ms: float | None = None, safety_ms: float | None = None,

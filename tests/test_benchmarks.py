@@ -69,6 +69,18 @@ def test_bot_clock_runs_a_tiny_measure():
         assert text in done.stdout
 
 
+def test_bot_clock_times_a_c_control_bot_beside_ninefold():
+    done = run("bot_clock.py", "--protocols", "codingame", "--no-cold", "--starts", "1",
+               "--turns", "20", "--opponent", "random", "--control", "30")
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if "time used a turn" in line]
+    assert len(rows) == 2 and "control: C, spins 30 ms" in rows[1], done.stdout
+    median = int(rows[1].split("│")[4].split(" ms")[0])
+    assert 30 <= median < 60, rows[1]  # it answers once it has spun its 30 ms
+    bad = run("bot_clock.py", "--protocols", "codingame", "--control", "100", "--turns", "1")
+    assert bad.returncode == 2 and "--control" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_env_speed_runs_every_row():
     done = run("env_speed.py", "--seconds", "0.05", "--rounds", "1")
     assert done.returncode == 0, done.stderr
