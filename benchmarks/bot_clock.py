@@ -28,7 +28,11 @@ later one; AI Games and Riddles a 10 s bank (its maximum too) + 500 ms a move.
    answer of each game is counted only for time-outs); for the bank
    protocols, the bank left at each request from the bot's 10th move on.
 
-``--load N`` keeps N processes spinning on the CPU through the whole run.
+``--load N`` keeps N processes spinning on the CPU through the whole run,
+each in a session of its own, as other programs on a machine are
+(``--load-in-referee-session`` starts them in this script's session instead:
+with Linux's autogroup scheduling they then take their CPU from the
+referee's share, and the referee reads answers late).
 ``--control MS`` then plays the same number of CodinGame turns with a control
 in ninefold's place: `spin_bot.c`, a C bot that keeps the CPU busy for MS of
 each turn and answers at once (no interpreter, no child process). Its
@@ -243,9 +247,12 @@ def _pct(x: float) -> str:
     return "-" if x != x else f"{100 * x:.0f}%"
 
 
-def report(results: list[Measures], load: int, player: str | None, opponent: str) -> Table:
+def report(results: list[Measures], load: int, player: str | None, opponent: str,
+           load_where: str = "") -> Table:
+    where = f" ({load_where})" if load and load_where else ""
     table = Table(title=f"ninefold bot ({player or 'default player'}) on the platforms' clocks, "
-                  f"vs {opponent}; {load} spinning processes on {os.cpu_count()} cores")
+                  f"vs {opponent}; {load} spinning processes{where} on {os.cpu_count()} "
+                  "cores")
     for col, justify in (("protocol", "left"), ("measure", "left"), ("n", "right"),
                          ("median", "right"), ("p99", "right"), ("worst", "right"),
                          ("target", "left"), ("met", "left")):
@@ -306,6 +313,8 @@ def main(
     cold: bool = typer.Option(True, help="Measure starts with an empty numba cache too."),
     turns: int = typer.Option(1000, help="Requests answered per protocol (whole games)."),
     load: int = typer.Option(0, help="Processes spinning on the CPU meanwhile."),
+    load_in_referee_session: bool = typer.Option(False, "--load-in-referee-session", help=(
+        "Start the spinning processes in this script's session, not each in its own.")),
     player: str = typer.Option(None, help="The bot's --player (default: its own)."),
     opponent: str = typer.Option("mcts", help="The built-in opponent's spec."),
     opponent_ms: int = typer.Option(90, help="The opponent's time a move, ms."),
@@ -332,8 +341,8 @@ def main(
     except ValueError as exc:
         console.print(f"error: {exc}", highlight=False)
         raise typer.Exit(1) from None
-    with StallProbe() as stalls, Load(load), Progress(console=console,
-                                                      transient=True) as progress:
+    spinning = Load(load, own_sessions=not load_in_referee_session)
+    with StallProbe() as stalls, spinning, Progress(console=console, transient=True) as progress:
         for protocol in chosen:
             m = Measures(protocol, platform_control(protocol))
             if starts:
@@ -347,7 +356,8 @@ def main(
                          bot=f"control: C, spins {control:g} ms")
             measure_turns(m, control_command, turns, opponent, opponent_ms, grace_ms, progress)
             results.append(m)
-    console.print(report(results, load, player, opponent))
+    console.print(report(results, load, player, opponent, "in the referee's session"
+                         if load_in_referee_session else "each in its own session"))
     console.print(stalls.summary())
     if plot_path:
         plot(results, plot_path)

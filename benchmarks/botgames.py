@@ -246,15 +246,26 @@ class Load:
     """`n` processes spinning on the CPU while the block runs, each ended at the end
     (and by itself once this process is gone, or after `LOAD_MAX_S`).
 
+    Each in a session of its own (`own_sessions`), as other programs on a machine
+    are: Linux's autogroup scheduling (``/proc/sys/kernel/sched_autogroup_enabled``)
+    shares the CPU fairly between sessions, so spinners started in this process's
+    session would take their CPU from this session's share: from the referee, which
+    then reads answers late (a bot is started in a session of its own).
+
     >>> with Load(1) as load:
-    ...     len(load.procs), load.procs[0].poll() is None
-    (1, True)
+    ...     spinner = load.procs[0]
+    ...     len(load.procs), spinner.poll() is None, os.getsid(spinner.pid) == spinner.pid
+    (1, True, True)
+    >>> with Load(1, own_sessions=False) as load:
+    ...     os.getsid(load.procs[0].pid) == os.getsid(0)
+    True
     >>> load.procs[0].poll() is not None
     True
     """
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, own_sessions: bool = True) -> None:
         self.n = n
+        self.own_sessions = own_sessions
         self.procs: list[subprocess.Popen[bytes]] = []
 
     def __enter__(self) -> Load:
@@ -266,7 +277,8 @@ class Load:
         )
         try:
             for _ in range(self.n):
-                self.procs.append(subprocess.Popen([sys.executable, "-c", spin]))
+                self.procs.append(subprocess.Popen([sys.executable, "-c", spin],
+                                                   start_new_session=self.own_sessions))
         except BaseException:
             self.__exit__()
             raise
