@@ -19,8 +19,7 @@ referee, on the platform's clock (the last line: today's bot against the one
 of git revision 09be2c6, with its default player, on Riddles' 10 s + 500 ms;
 ``--plot`` draws each side's bank left and time used by move).
 ``--odds 2`` gives A twice B's clock (the last line but one: what twice the
-time is worth to the same bot, the most any plan of the same clock could
-hope to gain).
+time is worth to the same bot).
 ``SPEC@REV`` is ninefold as it was at a git revision: its source is exported
 once into ``.bench/revisions/`` and run by this Python, warmed up before the
 first game.
