@@ -112,6 +112,11 @@ class Measures:
     games: int = 0
 
     @property
+    def name(self) -> str:
+        """The protocol, and the bot if it is not ninefold."""
+        return self.protocol + (f" ({self.bot})" if self.bot else "")
+
+    @property
     def turns(self) -> list[Request]:
         return [r for r in self.requests if r.turn > 0]
 
@@ -163,7 +168,7 @@ def measure_turns(m: Measures, command: str, turns: int, opponent: str,
     bot = Seat.external(command, m.protocol, name="ninefold", tc=tc)
     other = Seat.builtin(opponent, name="opponent",
                          tc=TimeControl(turn_ms=opponent_ms, slack_ms=START_WAIT_MS))
-    bar = progress.add_task(f"{m.protocol}{m.bot and f' ({m.bot})'}: turns", total=turns)
+    bar = progress.add_task(f"{m.name}: turns", total=turns)
     while len(m.requests) < turns:
         mark = Mark.X if m.games % 2 == 0 else Mark.O
         x, o = (bot, other) if mark is Mark.X else (other, bot)
@@ -215,8 +220,7 @@ def add_rows(table: Table, m: Measures) -> None:
         good = (percentile(shares, 0.5) >= TURN_MEDIAN_SHARE
                 and percentile(shares, 0.99) <= TURN_P99_SHARE)
     limit = f"of {m.tc.turn_ms} ms" if per_turn else "of the bank left"
-    name = m.protocol + (f" ({m.bot})" if m.bot else "")
-    table.add_row(name if not (m.cold or m.warm) else "", "time used a turn (turns 2+)",
+    table.add_row(m.name if not (m.cold or m.warm) else "", "time used a turn (turns 2+)",
                   str(len(turns)), fmt_ms(percentile(turns, 0.5)), fmt_ms(percentile(turns, 0.99)),
                   fmt_ms(max(turns, default=float("nan"))), target,
                   "" if good is None else _ok(good))
@@ -287,8 +291,7 @@ def plot(results: list[Measures], path: Path) -> None:
             for share, style in ((1.0, "-"), (TURN_MEDIAN_SHARE, ":"), (TURN_P99_SHARE, "--")):
                 left.axvline(share * (m.tc.turn_ms or 0), color="red", linestyle=style)
             left.set_xlabel("time used a turn, ms (turns 2+; red: limit, 85%, 95%)")
-        left.set_title(f"{m.protocol}{m.bot and f' ({m.bot})'}: {len(m.requests)} requests, "
-                       f"{m.timeouts} late")
+        left.set_title(f"{m.name}: {len(m.requests)} requests, {m.timeouts} late")
         if m.tc.is_bank:
             left.legend(fontsize=7)
         for y, (name, starts) in enumerate((("empty cache", m.cold), ("warm cache", m.warm))):
