@@ -96,10 +96,12 @@ def test_bot_clock_refuses_an_unknown_protocol():
 
 
 def test_strength_subprocess_against_openspiel(tmp_path):
+    # 200 ms a turn: at 50 ms, a bot whose search still loads beside the other bot lost on
+    # time at its second turn now and then, before its log could say "engine ready"
     done = run("strength.py", "mcts:ms=5", "openspiel", "--subprocess", "--games", "2",
-               "--ms", "50", "--first-move-ms", "5000", "--logs", str(tmp_path))
+               "--ms", "200", "--first-move-ms", "5000", "--logs", str(tmp_path))
     assert done.returncode == 0, done.stderr
-    assert "bot processes speaking codingame, turn=50,first=1000, 2 games" in done.stdout
+    assert "bot processes speaking codingame, turn=200,first=1000, 2 games" in done.stdout
     assert "lost on time: A" in done.stdout and "A (mcts:ms=5): time a turn" in done.stdout
     assert "a sleeping process" in done.stdout  # the machine's stalls, beside the time losses
     logs = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.log"))
