@@ -334,6 +334,20 @@ def test_spec_parsing() -> None:
     make_player(strongest_spec())
 
 
+def test_defaults_hold_where_the_spec_says_nothing() -> None:
+    """``ninefold bot`` on a time bank gives defaults beside the user's spec: the spec
+    wins where it names an option, and a player without the option ignores it."""
+    defaults = {"nodes": 5000, "ponder": True}
+    player = make_player("mcts:ms=100", defaults)
+    assert isinstance(player, MCTSPlayer)
+    assert (player.nodes, player.ponders, player.spec) == (5000, True, "mcts:ms=100")
+    player = make_player("mcts:nodes=3000,ponder=off", defaults)
+    assert isinstance(player, MCTSPlayer) and (player.nodes, player.ponders) == (3000, False)
+    assert make_player("random", defaults).spec == "random"
+    with pytest.raises(PlayerSpecError, match="nodes must be"):
+        make_player("mcts", {"nodes": 1})  # defaults are checked as the spec's options
+
+
 def test_spec_refuses_more_threads_than_this_process_may_use() -> None:
     cpus = usable_cpus()
     for threads in {64, cpus + 1}:

@@ -402,15 +402,16 @@ def test_the_search_loads_without_importing_scipy_linalg() -> None:
     """numba, loading its first compiled function, checks for a BLAS by importing
     scipy.linalg: 0.37 s of a 1.05 s load on the test machine, for searches that use no
     linear algebra. The search process skips it, and scipy.linalg still imports later.
-    Here its end runs on pipes given as files."""
+    Here its end runs on pipes given as files; the defaults sent with the spec hold
+    where the spec says nothing (a tree of 1,000 nodes)."""
     code = """if True:
         import io, pickle, sys, time
         from ninefold.players import Limit
         from ninefold.protocols.search_process import serve
         from ninefold.rules import Board, Rules
         inp = io.BytesIO()
-        pickle.dump(("load", "mcts", Rules.parse("standard")), inp)
-        pickle.dump(("play", 1, Board(), Limit(sims=200), time.monotonic()), inp)
+        pickle.dump(("load", "mcts", Rules.parse("standard"), {"nodes": 1000}), inp)
+        pickle.dump(("play", 1, Board(), Limit(sims=2000), time.monotonic()), inp)
         inp.seek(0)
         out = io.BytesIO()
         serve(inp, out)
@@ -419,14 +420,36 @@ def test_the_search_loads_without_importing_scipy_linalg() -> None:
         while out.tell() < len(out.getvalue()):
             said.append(pickle.load(out))
         print("scipy.linalg" in sys.modules)
-        print([m[0] for m in said], said[-1][2].info.get("sims", 0) >= 200)
+        info = said[-1][2].info
+        print([m[0] for m in said], said[0][2], info["nodes"] == 1000)
         import scipy.linalg
         print(scipy.linalg.__name__)
     """
     done = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["False", "['ready', 'result'] True", "scipy.linalg"], \
-        done.stdout
+    assert done.stdout.splitlines() == \
+        ["False", "['ready', 'result'] nodes=1000 True", "scipy.linalg"], done.stdout
+
+
+def test_the_search_process_loads_without_defaults_that_do_not_fit() -> None:
+    """Defaults the player cannot take (a tree too big for the memory, say; here one
+    too small to be allowed) give way to the player's own, with a line in the log; a
+    spec that is bad by itself is still an error."""
+    from ninefold.protocols.search_process import serve
+    from ninefold.rules import Rules
+
+    def said(spec: str) -> tuple:
+        inp, out = io.BytesIO(), io.BytesIO()
+        pickle.dump(("load", spec, Rules.parse("standard"), {"nodes": 1}), inp)
+        inp.seek(0)
+        serve(inp, out)
+        out.seek(0)
+        return pickle.load(out)
+
+    kind, _, defaulted = said("mcts:sims=10")
+    assert (kind, defaulted) == ("ready", "")
+    kind, text = said("mcts:speed=3")
+    assert kind == "error" and "speed" in text
 
 
 def test_the_search_process_ponders_between_requests_and_stops_for_each() -> None:
@@ -461,7 +484,7 @@ def test_the_search_process_ponders_between_requests_and_stops_for_each() -> Non
             pass
         return message
 
-    send(("load", "mcts:ponder=on,seed=1", Rules.parse("standard")))
+    send(("load", "mcts:ponder=on,seed=1", Rules.parse("standard"), {}))
     assert answer()[0] == "ready"
     board = Board()
     send(("play", 1, board, Limit(move_ms=50), time.monotonic()))
@@ -483,3 +506,41 @@ def test_the_search_process_ponders_between_requests_and_stops_for_each() -> Non
     reader.join(timeout=10)
     for f in (inp, from_child):
         f.close()
+
+
+@pytest.mark.parametrize(("address_mb", "defaults"), [
+    (4096, "; defaults nodes=8000000"),
+    (1200, ""),  # too little room for the big tree: the player's own default
+])
+def test_a_bot_on_a_time_bank_gets_a_tree_that_fits(
+        tmp_path: Path, address_mb: int, defaults: str) -> None:
+    """On Riddles' bank the bot's search gets an 8-million-node tree where the process
+    may use the memory (``ulimit -v`` here); its log says what it loaded."""
+    import resource
+
+    from ninefold.players import strongest_spec
+    from ninefold.protocols.botmain import memory_limit_mb
+
+    if memory_limit_mb() < address_mb:
+        pytest.skip(f"this machine lets a process use {memory_limit_mb():.0f} MB")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (address_mb * 2**20, address_mb * 2**20))
+
+    err = tmp_path / "err.txt"
+    with open(err, "w") as log:
+        bot = subprocess.Popen([PY, "-m", "ninefold", "bot", "--protocol", "riddles"],
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=log,
+                               preexec_fn=limit)
+    try:
+        end = time.monotonic() + 120  # loads in the background: the log says when ready
+        while "engine ready" not in err.read_text() and bot.poll() is None \
+                and time.monotonic() < end:
+            time.sleep(0.05)
+        bot.stdin.close()
+        assert bot.wait(30) == 0, err.read_text()
+    finally:
+        bot.kill()
+        bot.wait()
+    text = err.read_text()
+    assert f"({strongest_spec()}{defaults})" in text, text

@@ -14,9 +14,12 @@ Three users (the numbers were chosen by measurement, docs/players.md):
   turn (CodinGame) it thinks until the turn less a safety that adapts to the
   overshoot and the stalls this process has measured (`turn_safety_ms`); with a time bank
   (AI Games, Riddles) it lets the player plan and keeps only a hard limit
-  (`runner_bank_hard_ms`), after which a legal move is sent anyway.
+  (`runner_bank_hard_ms`), after which a legal move is sent anyway; on a
+  bank its search gets a tree for the longest moves (`BANK_TREE_NODES`,
+  `ninefold.protocols.botmain`).
 
-Everything here is a pure function of numbers (milliseconds).
+Everything here is a number or a pure function of numbers (milliseconds, but
+for the tree's nodes and memory).
 
 >>> search_ms(100.0, MCTS_SAFETY_MS)
 96.0
@@ -304,6 +307,15 @@ def runner_turn_plan(turn_ms: float, overshoots: Sequence[float],
     """
     think = max(1.0, turn_ms - turn_safety_ms(turn_ms, overshoots, wakes, stall_ms))
     return Plan(think, max(think, turn_ms - TURN_HARD_MARGIN_MS))
+
+
+# --- a bot on a time bank: the search's tree there (`ninefold.protocols.botmain`) -------------
+
+BANK_TREE_NODES = 8_000_000  # room for the longest moves (two buffers: 368 MB): at Riddles'
+# clock the default 2 M held 1.2-1.9 M nodes after most moves and was full after some
+# (docs/players.md, "The tree at this clock")
+BANK_TREE_LEAST_MEMORY_MB = 1536  # ... where the process may use this much memory (its
+# search process peaked at 848 MB of address space with it, measured); else the default
 
 
 # --- a bot whose search is still loading (`ninefold.protocols.engine`) -----------------------

@@ -24,7 +24,7 @@ import threading
 import types
 import typing
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -120,6 +120,7 @@ class Player(ABC):
     """A player; subclasses implement `_choose`."""
 
     spec: str = "?"
+    defaulted: str = ""  # the options `make_player` took from its defaults (``key=value,...``)
     ponders: bool = False  # `ponder` thinks on the opponent's time (a bot's search process)
 
     def new_game(self) -> None:  # noqa: B027 - optional hook, most players keep no state
@@ -288,12 +289,26 @@ def _names() -> str:
     return ", ".join(sorted(load_all()))
 
 
-def make_player(spec: str) -> Player:
-    """The player a spec string names; `PlayerSpecError` says what is wrong with it."""
+def make_player(spec: str, defaults: Mapping[str, Any] | None = None) -> Player:
+    """The player a spec string names; `PlayerSpecError` says what is wrong with it.
+
+    `defaults` are options to use where the spec does not give them, for a player
+    that has them (others ignore them; `Player.defaulted` says which were taken):
+    ``ninefold bot`` gives the search more on a time bank so.
+
+    >>> make_player("naive", {"nodes": 5000, "seed": 3}).defaulted
+    'seed=3'
+    >>> make_player("naive:seed=1", {"seed": 3}).defaulted
+    ''
+    """
     name, options = parse_spec(spec)
+    schema = REGISTRY[name].schema.options
+    taken = {key: value for key, value in (defaults or {}).items()
+             if key in schema and key not in options}
     try:
-        player = REGISTRY[name].factory(**options)
+        player = REGISTRY[name].factory(**options, **taken)
     except ValueError as exc:
         raise PlayerSpecError(f"player {clip(spec.strip())}: {exc}") from None
     player.spec = spec.strip()
+    player.defaulted = ",".join(f"{key}={value}" for key, value in taken.items())
     return player

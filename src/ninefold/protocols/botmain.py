@@ -14,18 +14,24 @@ usage: ninefold bot [-h] --protocol PROTOCOL [--player PLAYER] [--rules RULES]
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NamedTuple, NoReturn
 
 from ninefold import timing
 from ninefold.players import check_name, strongest_spec
 from ninefold.protocols import check_protocol, runner
+from ninefold.protocols.clock import TimeControl
 from ninefold.protocols.engine import Engine
 from ninefold.rules import Rules
 
 HELP = "Run ninefold as a bot on stdin/stdout, speaking a platform's protocol."
+CGROUP_ROOT = "/sys/fs/cgroup"
+NO_CGROUP_LIMIT = 2**60  # a cgroup v1 memory limit this high is none (it says 2^63 - 4096)
 BROKEN_PIPE = 141  # as the rest of the command line: 128 + SIGPIPE
 INTERRUPTED = 130  # 128 + SIGINT
 
@@ -39,7 +45,8 @@ class BotOption(NamedTuple):
 OPTIONS = (
     BotOption("protocol", "aigames, riddles or codingame.", required=True),
     BotOption("player", "Player spec (default: strongest; it loads in the background, an "
-                        "opening book and the naive player answer meanwhile)."),
+                        "opening book and the naive player answer meanwhile; on a time "
+                        "bank with nodes=8000000 unless it says nodes=, memory allowing)."),
     BotOption("rules", "Rules (default: standard; codingame for codingame)."),
 )
 
@@ -65,6 +72,60 @@ def fail(message: str) -> NoReturn:
     os._exit(2)  # also from the engine's loading thread: nothing is left to clean up
 
 
+def player_defaults(protocol: str, memory_mb: float) -> dict[str, object]:
+    """The search's options where the player spec gives none, for a bot on `protocol`:
+    on a time bank (AI Games, Riddles) a tree big enough for its longest moves
+    (`timing.BANK_TREE_NODES`), where the process may use the memory (`memory_mb`,
+    as `memory_limit_mb`). The search process falls back to the player's own
+    default if it cannot load with it. docs/players.md has the measurements.
+
+    >>> player_defaults("codingame", memory_mb=24_000)
+    {}
+    >>> player_defaults("riddles", memory_mb=24_000)
+    {'nodes': 8000000}
+    >>> player_defaults("riddles", memory_mb=512)
+    {}
+    """
+    if TimeControl.for_protocol(protocol).is_bank and \
+            memory_mb >= timing.BANK_TREE_LEAST_MEMORY_MB:
+        return {"nodes": timing.BANK_TREE_NODES}
+    return {}
+
+
+def memory_limit_mb() -> float:
+    """The memory this process may use, in MB: the least of the computer's memory,
+    its address-space limit (``ulimit -v``) and its cgroup's limit (v2 ``memory.max``
+    or v1 ``memory.limit_in_bytes``), those that are set and readable."""
+    limits = []
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        limits.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**20)
+    with contextlib.suppress(ImportError, OSError, ValueError):
+        import resource  # not on Windows
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            limits.append(soft / 2**20)
+    for path in _cgroup_limit_files():
+        with contextlib.suppress(OSError, ValueError):
+            text = Path(path).read_text().strip()
+            if text != "max" and int(text) < NO_CGROUP_LIMIT:
+                limits.append(int(text) / 2**20)
+    return min(limits) if limits else math.inf
+
+
+def _cgroup_limit_files() -> list[str]:
+    """The memory-limit files of this process's cgroups (``/proc/self/cgroup``)."""
+    files = []
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            if controllers == "":  # cgroup v2
+                files.append(f"{CGROUP_ROOT}{path.rstrip('/')}/memory.max")
+            elif "memory" in controllers.split(","):  # cgroup v1
+                files.append(f"{CGROUP_ROOT}/memory{path.rstrip('/')}/memory.limit_in_bytes")
+    return files
+
+
 def run_bot(protocol: str, player: str | None = None, rules: str | None = None) -> int:
     """Play as a bot on stdin/stdout until the input ends; ValueError for bad options.
 
@@ -77,8 +138,8 @@ def run_bot(protocol: str, player: str | None = None, rules: str | None = None) 
     check_name(spec)
     default_rules = "codingame" if protocol == "codingame" else "standard"
     bot_rules = Rules.parse(rules or default_rules)
-    engine = Engine(spec, bot_rules,
-                    on_error=lambda exc: fail(str(exc)))
+    engine = Engine(spec, bot_rules, on_error=lambda exc: fail(str(exc)),
+                    defaults=player_defaults(protocol, memory_limit_mb()))
     status = runner(protocol, engine, rules=bot_rules).run()
     engine.settle(timing.SPEC_VERDICT_WAIT_S)  # the input may end before the options are checked
     return status

@@ -29,8 +29,8 @@ import contextlib
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
-from typing import TextIO
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TextIO
 
 from ninefold import timing
 from ninefold.players.base import Limit, Player, PlayResult
@@ -41,18 +41,20 @@ from ninefold.rules import Board, Rules
 
 class Engine(Player):
     """The player `spec`, loaded in a child process (`command`: how to start it, see
-    `SearchProcess`); `fallback` answers until it is ready."""
+    `SearchProcess`; `defaults`: options where the spec gives none, see `make_player`);
+    `fallback` answers until it is ready."""
 
     def __init__(self, spec: str, rules: Rules | str = "standard",
                  fallback: Player | None = None, log: TextIO | None = None,
                  on_error: Callable[[Exception], None] | None = None,
-                 command: Sequence[str] = COMMAND) -> None:
+                 command: Sequence[str] = COMMAND,
+                 defaults: Mapping[str, Any] | None = None) -> None:
         self.spec = spec
         self.rules = Rules.parse(rules)
         self.fallback = fallback or BookPlayer()
         self.log = log
         self.on_error = on_error
-        self.search = SearchProcess(spec, self.rules, tuple(command))
+        self.search = SearchProcess(spec, self.rules, tuple(command), defaults)
         self.player: Player | None = None
         self.error: Exception | None = None
         self.load_s: float | None = None
@@ -96,7 +98,9 @@ class Engine(Player):
                     self.player = self.search
                     self._ready.set()
                     self._settled.set()
-                    self._note(f"engine ready after {self.load_s:.2f} s ({self.spec})")
+                    defaulted = message[2] if len(message) > 2 else ""
+                    named = f"{self.spec}; defaults {defaulted}" if defaulted else self.spec
+                    self._note(f"engine ready after {self.load_s:.2f} s ({named})")
                 elif message[0] == "error":
                     self._failed(ValueError(str(message[1])))
         except (OSError, SearchGone) as exc:

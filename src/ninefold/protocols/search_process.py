@@ -11,12 +11,15 @@ busy processes, measured). Here the child holds its own lock.
 The two ends exchange pickled tuples on the child's stdin and stdout (whatever else
 the child prints goes to its stderr, the bot's log):
 
-- to the child: ``("load", spec, rules)`` first, then ``("play", id, board, limit,
-  sent_at)`` (``sent_at``, `time.monotonic()` in the bot: the child counts the pipe's
-  time against the limit) and ``("new_game",)``; a player that `ponders` searches on
+- to the child: ``("load", spec, rules, defaults)`` first (`defaults` as
+  `make_player`'s), then ``("play", id, board, limit, sent_at)`` (``sent_at``,
+  `time.monotonic()` in the bot: the child counts the pipe's time against the
+  limit) and ``("new_game",)``; a player that `ponders` searches on
   between them, from the position after its move, until the next message comes;
 - from the child: ``("compiling",)`` when the search is not in numba's cache (it
-  compiles, 10-20 s), ``("ready", seconds)`` or ``("error", text)``, then
+  compiles, 10-20 s), ``("ready", seconds, defaulted)`` (the defaults the player
+  took, as `Player.defaulted`; none if it could not load with them) or
+  ``("error", text)``, then
   ``("result", id, PlayResult)`` or ``("failed", id, text)`` for each request.
 
 `SearchProcess` is the bot's end: a `Player` that plays through the child once it
@@ -36,7 +39,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
 from ninefold.players.base import Limit, Player, PlayResult, make_player
@@ -73,9 +76,11 @@ class SearchProcess(Player):
     to `play` are handed over as they come)."""
 
     def __init__(self, spec: str, rules: Rules,
-                 command: tuple[str, ...] | list[str] = COMMAND) -> None:
+                 command: tuple[str, ...] | list[str] = COMMAND,
+                 defaults: Mapping[str, Any] | None = None) -> None:
         self.spec = spec
         self.rules = rules
+        self.defaults = dict(defaults or {})
         self.command = list(command)
         self.proc: subprocess.Popen[bytes] | None = None
         self._answers: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
@@ -87,7 +92,7 @@ class SearchProcess(Player):
         """Launch the child and tell it what to load (`OSError` if it cannot start)."""
         self.proc = subprocess.Popen([*self.command, str(os.getpid())], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE)
-        self._send(("load", self.spec, self.rules))
+        self._send(("load", self.spec, self.rules, self.defaults))
 
     def messages(self) -> Iterator[tuple[Any, ...]]:
         """What the child says, until it ends; answers to `play` go to the player."""
@@ -177,16 +182,24 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     first = next(messages, None)
     if first is None or first[0] != "load":
         return
-    _, spec, rules = first
+    _, spec, rules, *rest = first
+    defaults = rest[0] if rest else None
     t0 = time.monotonic()
     try:
         with _without_blas(), reporting(compiling):
-            player = make_player(spec)  # checks the options, then compiles or loads
-            warm_up(player, rules)
+            try:
+                player = make_player(spec, defaults)  # checks the options, then compiles
+                warm_up(player, rules)                 # or loads
+            except Exception as exc:
+                if not defaults:
+                    raise
+                player = make_player(spec)  # the defaults do not fit here (memory, say)
+                warm_up(player, rules)
+                sys.stderr.write(f"search: loaded without the defaults {defaults}: {exc}\n")
     except Exception as exc:  # a bad spec, or a search that cannot load here
         send(("error", str(exc)))
         return
-    send(("ready", time.monotonic() - t0))
+    send(("ready", time.monotonic() - t0, player.defaulted))
     gc.disable()  # young objects are collected after each answer, off the clock
     pondering = _Pondering(player)
     try:
