@@ -98,7 +98,7 @@ class Engine(Player):
                     self.player = self.search
                     self._ready.set()
                     self._settled.set()
-                    defaulted = message[2] if len(message) > 2 else ""
+                    defaulted = message[2]
                     named = f"{self.spec}; defaults {defaulted}" if defaulted else self.spec
                     self._note(f"engine ready after {self.load_s:.2f} s ({named})")
                 elif message[0] == "error":

@@ -182,8 +182,7 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     first = next(messages, None)
     if first is None or first[0] != "load":
         return
-    _, spec, rules, *rest = first
-    defaults = rest[0] if rest else None
+    _, spec, rules, defaults = first
     t0 = time.monotonic()
     try:
         with _without_blas(), reporting(compiling):
