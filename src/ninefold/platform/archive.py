@@ -220,9 +220,8 @@ def _zip_members(data: bytes, limits: ArchiveLimits) -> Iterator[_Member]:
 
 def _tar_members(data: bytes, kind: str, limits: ArchiveLimits) -> Iterator[_Member]:
     """A tar's members, read as a stream through a decompressor that stops at the limit."""
-    budget = limits.max_unpacked_bytes + HEADER_ROOM + 1024 * limits.max_files
     with (_DECOMPRESSORS[kind](io.BytesIO(data)) as raw,
-          tarfile.open(fileobj=_Capped(raw, budget, limits), mode="r|") as tf):
+          tarfile.open(fileobj=_Capped(raw, tar_budget(limits), limits), mode="r|") as tf):
         for count, info in enumerate(tf, 1):
             _check_count(count, limits)
             what = ("file" if info.isreg() and not info.issparse() else
@@ -230,6 +229,11 @@ def _tar_members(data: bytes, kind: str, limits: ArchiveLimits) -> Iterator[_Mem
                     "link" if info.issym() or info.islnk() else "other")
             yield _Member(info.name, what, bool(info.mode & 0o111), info.size,
                           lambda info=info: tf.extractfile(info))
+
+
+def tar_budget(limits: ArchiveLimits) -> int:
+    """The most bytes a tar stream may give, headers included, before it is refused."""
+    return limits.max_unpacked_bytes + HEADER_ROOM + 1024 * limits.max_files
 
 
 def _write(members: Iterator[_Member], root: Path, limits: ArchiveLimits) -> list[str]:
