@@ -7,12 +7,18 @@ import os
 from pathlib import Path
 
 import pytest
+from needs import require
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; the browser tests launch it by path
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
                   "--disable-sync"]
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def chromium_missing() -> str | None:
+    """Why the browser tests cannot run here (None: they can)."""
+    return None if CHROMIUM.exists() else f"no {CHROMIUM} (apt-get install chromium)"
 
 # The scripts in bots/ and platform_bots/ are bots run as subprocesses (or uploaded),
 # not test modules: never import them.
@@ -54,8 +60,7 @@ def shots(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def browser():
     """Debian's chromium driven by Playwright (skipped, saying why, when it is missing)."""
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (as root, `make test` installs it)")
+    require("Debian's chromium", chromium_missing())
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:

@@ -31,6 +31,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from needs import require
 
 DEBIAN = Path("/usr/lib/postgresql")  # /usr/lib/postgresql/<major>/bin/postgres
 SUPERUSER = "postgres"
@@ -120,9 +121,8 @@ class PgServer:
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
     bindir = postgres_bin()
-    if bindir is None:
-        pytest.skip(f"no PostgreSQL binaries in {DEBIAN}/*/bin "
-                    "(apt-get install postgresql; as root, `make test` does)")
+    require("PostgreSQL", None if bindir is not None else
+            f"no binaries in {DEBIAN}/*/bin (apt-get install postgresql)")
     server = PgServer(bindir)
     yield server
     server.stop()

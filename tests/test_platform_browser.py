@@ -12,18 +12,16 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from conftest import CHROMIUM
+from conftest import chromium_missing
+from needs import require
 from platform_fixtures import bot_archive
 from playwright.sync_api import Page, expect
 from webserver import start_server, stop_server
 
 from ninefold.platform import sandbox
 
-if not CHROMIUM.exists():
-    pytest.skip("Debian's chromium is not installed (as root, `make test` installs it)",
-                allow_module_level=True)
-if (why := sandbox.available()) is not None:
-    pytest.skip(f"the sandbox cannot run here: {why}", allow_module_level=True)
+require("Debian's chromium", chromium_missing(), module=True)
+require("the sandbox (bubblewrap)", sandbox.available(), module=True)
 
 PASSWORD = "a long enough password"
 

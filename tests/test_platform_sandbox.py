@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from needs import require
 from platform_fixtures import LANGUAGES, bot_archive, bot_source, hostile_archive, pack
 
 from ninefold.arena.referee import GameResult, Seat, play_game
@@ -27,8 +28,7 @@ from ninefold.platform.recipes import Recipe, detect
 from ninefold.protocols import TimeControl
 from ninefold.variants import Termination
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason=sandbox.available() or "no bwrap")
+require("the sandbox (bubblewrap)", sandbox.available(), module=True)
 
 # Bank and increment short, start-up long: a hostile bot does its worst before playing.
 TC = TimeControl.parse("bank=2000,inc=200,startup=15000,slack=200")

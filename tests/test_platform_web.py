@@ -12,6 +12,7 @@ import time
 
 import pytest
 from fastapi.testclient import TestClient
+from needs import require
 from platform_fixtures import bot_archive
 
 from ninefold.platform import sandbox
@@ -20,8 +21,7 @@ from ninefold.platform.workers import schedule_once, work
 from ninefold.web.app import create_app
 from ninefold.web.computer import Computer
 
-if (why := sandbox.available()) is not None:
-    pytest.skip(f"the sandbox cannot run here: {why}", allow_module_level=True)
+require("the sandbox (bubblewrap)", sandbox.available(), module=True)
 
 PASSWORD = "a long enough password"
 

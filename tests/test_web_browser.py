@@ -14,14 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import CHROMIUM
-
-if not CHROMIUM.exists():
-    pytest.skip("Debian's chromium is not installed (as root, `make test` installs it)",
-                allow_module_level=True)
-
+from conftest import chromium_missing
+from needs import require
 from playwright.sync_api import Browser, Page, expect
 from webserver import start_server, stop_server
+
+require("Debian's chromium", chromium_missing(), module=True)
 
 
 def status(page: Page) -> str:
