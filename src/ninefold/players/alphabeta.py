@@ -63,15 +63,8 @@ from ninefold.kernel import (
     winning_boards,
 )
 from ninefold.players import warmup
-from ninefold.players.base import (
-    MAX_MS,
-    BudgetError,
-    Limit,
-    Player,
-    PlayResult,
-    check_positive,
-    register,
-)
+from ninefold.players.player import MAX_MS, BudgetError, Limit, Player, PlayResult, check_positive
+from ninefold.players.registry import register
 from ninefold.rules import FLAG_WIN_FIVE, Board, Move
 
 MATE = 100_000

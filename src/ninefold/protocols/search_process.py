@@ -42,7 +42,8 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-from ninefold.players.base import Limit, Player, PlayResult, make_player
+from ninefold.players.player import Limit, Player, PlayResult
+from ninefold.players.registry import make_player
 from ninefold.players.warmup import reporting
 from ninefold.protocols.process import end_with_parent
 from ninefold.rules import Board, Move, Rules
