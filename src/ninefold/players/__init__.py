@@ -26,7 +26,7 @@ from ninefold.players.registry import (
     player_kind,
     register,
 )
-from ninefold.players.warmup import needs_compiling, stderr_progress, warm_up
+from ninefold.players.warmup import compile_searches, needs_compiling, stderr_progress
 from ninefold.system import usable_cpus
 
 # names imported from their modules when first used (the searches import numba)
@@ -64,6 +64,7 @@ __all__ = [
     "PlayerSpecError",
     "RandomPlayer",
     "check_name",
+    "compile_searches",
     "load_all",
     "make_player",
     "needs_compiling",
@@ -73,7 +74,6 @@ __all__ = [
     "stderr_progress",
     "strongest_spec",
     "usable_cpus",
-    "warm_up",
 ]
 
 

@@ -348,7 +348,7 @@ class AlphaBetaPlayer(Player):
         )
         self.history = np.zeros(81, np.int64)
         self.nps = 300_000.0  # nodes a second, learnt as it plays
-        warmup.warm_up("alphabeta")
+        warmup.compile_searches("alphabeta")
 
     def new_game(self) -> None:
         for a in self.tt:

@@ -64,7 +64,7 @@ from ninefold.players import mcts_tree as mt
 from ninefold.players.net import Net, load_net
 from ninefold.players.player import MAX_MS, Limit, Player, PlayResult, check_positive
 from ninefold.players.registry import register
-from ninefold.players.warmup import warm_up
+from ninefold.players.warmup import compile_searches
 from ninefold.rules import Board, Move
 from ninefold.system import physical_memory_bytes, usable_cpus
 
@@ -273,7 +273,7 @@ class MCTSPlayer(Player):
         self._history: list[Move] | None = None
         self._rules = None
         self._pool: ThreadPoolExecutor | None = None
-        warm_up("mcts" if self.net is None else ["mcts", "mcts-net"])
+        compile_searches("mcts" if self.net is None else ["mcts", "mcts-net"])
 
     def new_game(self) -> None:
         self._history = None  # the trees stay allocated; the next move resets them

@@ -26,7 +26,7 @@ from typing import Any, TextIO
 from ninefold import timing
 from ninefold.players.player import Limit, Player
 from ninefold.protocols import engine
-from ninefold.protocols.search_process import warm_up
+from ninefold.protocols.search_process import warm_up_player
 from ninefold.rules import Board, Move, Rules
 from ninefold.system import process_age_s
 
@@ -144,7 +144,7 @@ class BotRunner(ABC):
         if isinstance(self.player, engine.Engine):
             self.player.start()
         else:
-            warm_up(self.player, self.rules)
+            warm_up_player(self.player, self.rules)
 
     def clock_starts(self) -> float:
         """A request's first line has come: the clock runs from now (`time.monotonic()`,
