@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ninefold import Board, kernel
-from ninefold.players import MCTSPlayer, warm_up
+from ninefold.players import MCTSPlayer, compile_searches
 from ninefold.players.net import Net, Scratch, evaluate, load_net
 
 app = typer.Typer(add_completion=False)
@@ -109,7 +109,7 @@ def main(
     rounds: int = typer.Option(3, help="Alternating rounds of each engine."),
     threads: int = typer.Option(2, help="Threads for the parallel rows (1: none)."),
 ) -> None:
-    warm_up()
+    compile_searches()
     rows: dict[str, list[float]] = {
         "ninefold mcts (win-taking playouts, solver)": [],
         "ninefold mcts (uniform playouts, no solver)": [],

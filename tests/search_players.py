@@ -24,7 +24,7 @@ class SlowToLoad(Player):
     def __init__(self, delay: float = 1.0) -> None:
         # its "search" is a sleep, warmed up as a search is (compiled, says `command`)
         warmup.add("slowload-test", delay, [(time.sleep, lambda: (delay,))])
-        warmup.warm_up("slowload-test")
+        warmup.compile_searches("slowload-test")
 
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         return PlayResult(list(board.legal_moves)[-1], {"slow": True})

@@ -12,7 +12,7 @@ import time
 
 from ninefold import timing
 from ninefold.arena.referee import Seat, play_game
-from ninefold.players.base import Limit, Player, PlayResult
+from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.protocols import runner
 from ninefold.protocols.clock import Clock, TimeControl
 from ninefold.rules import Board, Mark, Move, Termination

@@ -35,7 +35,8 @@ from ninefold.classic import (
     wilson_interval,
 )
 from ninefold.cli import app
-from ninefold.players.base import GameOverError, PlayerSpecError
+from ninefold.players.player import GameOverError
+from ninefold.players.registry import PlayerSpecError
 from ninefold.rules import LINES, IllegalMoveError, InvalidMoveError, O, X, has_line
 
 # --- a reference solver, independent of ninefold.classic.players ---------------------------------

@@ -16,8 +16,9 @@ from needs import require
 from platform_fixtures import bot_archive
 
 from ninefold.platform import sandbox
+from ninefold.platform.scheduler import schedule_once
 from ninefold.platform.store import Store
-from ninefold.platform.workers import schedule_once, work
+from ninefold.platform.worker import work
 from ninefold.web.app import create_app
 from ninefold.web.computer import Computer
 

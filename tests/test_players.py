@@ -32,8 +32,8 @@ from ninefold.players import (
 from ninefold.players import mcts_tree as mt
 from ninefold.players.alphabeta import MATE, AlphaBetaPlayer
 from ninefold.players.analysis import Analysis, analyze
-from ninefold.players.base import Player, PlayResult
 from ninefold.players.mcts import DEFAULT_NET_DRAW, Budget, MCTSPlayer, Tree
+from ninefold.players.player import Player, PlayResult
 
 # X owns boards 0 and 1 and has g1 h1: i1 wins the game at once.
 X_WINS_AT_I1 = "standard xxxxxxxx1/9/9/o2o2o2/1o7/5o3/o2o4o/9/9 x 2 xx......."

@@ -521,7 +521,7 @@ def test_a_bot_on_a_time_bank_gets_a_tree_that_fits(
     import resource
 
     from ninefold.players import strongest_spec
-    from ninefold.protocols.botmain import memory_limit_mb
+    from ninefold.system import memory_limit_mb
 
     if memory_limit_mb() < address_mb:
         pytest.skip(f"this machine lets a process use {memory_limit_mb():.0f} MB")

@@ -12,15 +12,15 @@ from fastapi.testclient import TestClient
 from ninefold.rules import Mark, Move
 from ninefold.web.app import create_app
 from ninefold.web.computer import Computer
-from ninefold.web.games import CLOCKS, Clock, Mode, Stale, WebGame
+from ninefold.web.games import CLOCKS, Mode, Stale, WebGame, WebTimeControl
 
 
-def online(clock: Clock) -> tuple[WebGame, dict[str, str]]:
+def online(clock: WebTimeControl) -> tuple[WebGame, dict[str, str]]:
     return WebGame.new("g", Mode.ONLINE, clock=clock)
 
 
 def test_time_comes_off_the_mover_and_the_increment_goes_on():
-    game, tok = online(Clock(60_000, 1_000))
+    game, tok = online(WebTimeControl(60_000, 1_000))
     game.play(Move.parse("e5"), tok["x"], 0, now=100.0)  # each side's first move is free
     game.play(Move.parse("e4"), tok["o"], 1, now=130.0)
     assert game.left_ms == {"x": 60_000, "o": 60_000} and game.running_since == 130.0
@@ -37,7 +37,7 @@ def test_the_competition_preset_caps_the_bank():
 
 
 def test_a_time_that_ran_out_ends_the_game_and_no_move_lands():
-    game, tok = online(Clock(1_000, 0))
+    game, tok = online(WebTimeControl(1_000, 0))
     game.play(Move.parse("e5"), tok["x"], 0, now=0.0)
     game.play(Move.parse("e4"), tok["o"], 1, now=0.0)
     assert not game.settle(0.9) and game.outcome() is None
@@ -50,7 +50,7 @@ def test_a_time_that_ran_out_ends_the_game_and_no_move_lands():
 
 
 def test_resigning_stops_the_clock_where_it_is():
-    game, tok = online(Clock(5_000, 0))
+    game, tok = online(WebTimeControl(5_000, 0))
     game.play(Move.parse("e5"), tok["x"], 0, now=0.0)
     game.play(Move.parse("e4"), tok["o"], 1, now=0.0)
     game.resign(tok["x"], now=2.0)

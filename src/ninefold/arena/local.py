@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from ninefold.players.base import Player, PlayResult
+from ninefold.players.player import Player, PlayResult
 from ninefold.protocols import Bot, BotFault, Clock, TimeControl
 from ninefold.rules import Board, Mark, Move, Termination
 

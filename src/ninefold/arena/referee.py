@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ninefold.arena.local import LocalBot
-from ninefold.players.base import make_player
+from ninefold.players.registry import make_player
 from ninefold.protocols import (
     Bot,
     BotCommand,

@@ -38,7 +38,8 @@ from fractions import Fraction
 from functools import cache
 
 from ninefold.classic.game import CENTRE, ClassicBoard
-from ninefold.players.base import GameOverError, PlayerSpecError
+from ninefold.players.player import GameOverError
+from ninefold.players.registry import PlayerSpecError
 from ninefold.rules import LINES, Mark, has_line
 
 Cells = tuple[Mark | None, ...]

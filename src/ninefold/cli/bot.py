@@ -7,7 +7,13 @@ import typer
 from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS
 from ninefold.cli import _fail, app, console, err
 from ninefold.options import clip
-from ninefold.players import load_all, needs_compiling, stderr_progress, warm_up, warmup
+from ninefold.players import (
+    compile_searches,
+    load_all,
+    needs_compiling,
+    stderr_progress,
+    warmup,
+)
 from ninefold.protocols import botmain
 
 _BOT = {option.name: option for option in botmain.OPTIONS}
@@ -39,7 +45,7 @@ def warmup_command() -> None:
     t0 = time.monotonic()
     load_all()
     compiling = needs_compiling()
-    warm_up(progress=stderr_progress)
+    compile_searches(progress=stderr_progress)
     did = "compiled the searches into" if compiling else "the searches were already in"
     err.print(f"ninefold: warmup: {did} numba's cache ({', '.join(warmup.parts())}), "
               f"ready ({time.monotonic() - t0:.1f} s)", highlight=False, markup=False)

@@ -55,7 +55,7 @@ def worker(
     lease: float = typer.Option(30.0, min=1.0, help="Seconds a claim lasts unless renewed."),
 ) -> None:
     """Play queued ranked games one at a time until stopped (SIGTERM or Ctrl-C)."""
-    from ninefold.platform.workers import work
+    from ninefold.platform.worker import work
 
     store = _store(db)
     stop = threading.Event()
@@ -77,7 +77,7 @@ def run(
                                 "a game of a lost worker is played again after this."),
 ) -> None:
     """Run the scheduler and the match workers (without the web pages) until stopped."""
-    from ninefold.platform.workers import Pool
+    from ninefold.platform.pool import Pool
 
     store = _store(db)
     stop = threading.Event()

@@ -4,6 +4,8 @@ Modules, bottom up: archive (unpacking uploads safely), recipes (languages:
 how to compile, how to run), sandbox (bubblewrap around every compile and
 game), store (the database: SQLite or PostgreSQL, Alembic migrations),
 accounts (argon2 passwords, sessions), ladder (openskill ratings, pairing),
-uploads (archive to a tested, active version), workers (match workers that
-claim games from the database, on this machine or on Ray).
+uploads (archive to a tested, active version), jobs (a ranked game,
+self-contained, played in the sandbox), worker (a match worker that claims
+games from the database under a lease), scheduler (queues and ratings), pool
+(workers and the scheduler on this machine), cluster (games on Ray).
 """

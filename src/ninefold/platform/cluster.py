@@ -1,7 +1,7 @@
 """Ranked play on a Ray cluster (``pip install ninefold[cluster]``).
 
 The scheduler stays one process beside the database; each game becomes a
-Ray task (`workers.play`, the same function a local worker runs) on any
+Ray task (`jobs.play`, the same function a local worker runs) on any
 node with a free CPU. The runner claims a game in the database before it
 submits the task and keeps renewing the claim while the task runs; the
 result comes back to the runner, which hands it in with the claim, so the
@@ -23,16 +23,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ninefold.platform.jobs import Job, job_for, play
+from ninefold.platform.scheduler import QUEUE_PER_WORKER, rate_all, schedule_once
 from ninefold.platform.store import Store
-from ninefold.platform.workers import (
-    LEASE_S,
-    QUEUE_PER_WORKER,
-    Job,
-    job_for,
-    play,
-    rate_all,
-    schedule_once,
-)
+from ninefold.platform.worker import LEASE_S
 
 RETRIES = 3  # times Ray runs a game again after its worker died
 

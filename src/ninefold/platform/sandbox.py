@@ -61,6 +61,7 @@ from typing import IO
 
 from ninefold.platform.archive import HEADER_ROOM, ArchiveError, ArchiveLimits, unpack
 from ninefold.platform.recipes import Recipe, RecipeError
+from ninefold.system import process_ids, process_status
 
 # Root's sandboxes run as SANDBOX_UID_BASE + their launcher's pid (pids stay below 2**22):
 # above the ranges systemd hands to containers, below 2**31, unused by any account.
@@ -138,20 +139,14 @@ def _tasks(uid: int | None = None) -> dict[int, int]:
     """The living processes (not zombies) of `uid` (None: of any sandbox user), with
     their thread counts."""
     found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status", "rb") as f:
-                status = dict(line.split(b":", 1) for line in f.read().splitlines()
-                              if b":" in line)
-        except OSError:
+    for pid in process_ids():
+        status = process_status(pid)
+        if status is None:
             continue  # gone meanwhile
-        real = int(status[b"Uid"].split()[0])
-        mine = (real == uid if uid is not None
-                else SANDBOX_UID_BASE <= real < SANDBOX_UID_BASE + PID_SPAN)
-        if mine and status[b"State"].split()[0] not in (b"Z", b"X"):
-            found[int(entry)] = int(status[b"Threads"])
+        mine = (status.uid == uid if uid is not None
+                else SANDBOX_UID_BASE <= status.uid < SANDBOX_UID_BASE + PID_SPAN)
+        if mine and status.state not in ("Z", "X"):
+            found[pid] = status.threads
     return found
 
 

@@ -27,8 +27,8 @@ from ninefold.arena.checkbot import check_bot, passed, verdict
 from ninefold.arena.referee import Seat
 from ninefold.platform import recipes, sandbox
 from ninefold.platform.archive import ArchiveError, unpack
+from ninefold.platform.jobs import time_control
 from ninefold.platform.store import Bot, Contest, Store, TooManyBots, User, Version
-from ninefold.platform.workers import time_control
 
 MAX_BUILD_BYTES = 64 << 20  # a compiled folder kept in the database
 UNFINISHED = ("uploaded", "compiling", "testing")

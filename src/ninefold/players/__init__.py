@@ -1,9 +1,10 @@
 """Players: anything that picks a move for a `Board` under a `Limit`.
 
-See `ninefold.players.base` for the interface and spec strings. Each player
-module registers its players when it is imported (`base.register`), and is
-imported when it is first needed: `make_player("mcts")` imports
-``ninefold.players.mcts``, and so do the names below (``MCTSPlayer``...). So
+`ninefold.players.player` is the interface, `ninefold.players.registry` the
+spec strings. Each player module registers its players when it is imported
+(`registry.register`), and is imported when it is first needed:
+`make_player("mcts")` imports ``ninefold.players.mcts``, and so do the names
+below (``MCTSPlayer``...). So
 importing this package, or making a cheap player, never imports numba: a bot
 answers with those while its search loads (`ninefold.protocols.engine`).
 """
@@ -13,25 +14,20 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ninefold.players.base import (
+from ninefold.players.player import BudgetError, GameOverError, Limit, Player, PlayResult
+from ninefold.players.registry import (
     REGISTRY,
-    BudgetError,
-    GameOverError,
-    Limit,
-    Player,
     PlayerKind,
     PlayerSpecError,
-    PlayResult,
-    RandomPlayer,
     check_name,
     load_all,
     make_player,
     parse_spec,
     player_kind,
     register,
-    usable_cpus,
 )
-from ninefold.players.warmup import needs_compiling, stderr_progress, warm_up
+from ninefold.players.warmup import compile_searches, needs_compiling, stderr_progress
+from ninefold.system import usable_cpus
 
 # names imported from their modules when first used (the searches import numba)
 _LAZY = {
@@ -41,6 +37,7 @@ _LAZY = {
     "MCTSPlayer": "mcts",
     "MoveStat": "mcts",
     "NaivePlayer": "naive",
+    "RandomPlayer": "naive",
 }
 
 
@@ -67,6 +64,7 @@ __all__ = [
     "PlayerSpecError",
     "RandomPlayer",
     "check_name",
+    "compile_searches",
     "load_all",
     "make_player",
     "needs_compiling",
@@ -76,7 +74,6 @@ __all__ = [
     "stderr_progress",
     "strongest_spec",
     "usable_cpus",
-    "warm_up",
 ]
 
 

@@ -63,15 +63,8 @@ from ninefold.kernel import (
     winning_boards,
 )
 from ninefold.players import warmup
-from ninefold.players.base import (
-    MAX_MS,
-    BudgetError,
-    Limit,
-    Player,
-    PlayResult,
-    check_positive,
-    register,
-)
+from ninefold.players.player import MAX_MS, BudgetError, Limit, Player, PlayResult, check_positive
+from ninefold.players.registry import register
 from ninefold.rules import FLAG_WIN_FIVE, Board, Move
 
 MATE = 100_000
@@ -355,7 +348,7 @@ class AlphaBetaPlayer(Player):
         )
         self.history = np.zeros(81, np.int64)
         self.nps = 300_000.0  # nodes a second, learnt as it plays
-        warmup.warm_up("alphabeta")
+        warmup.compile_searches("alphabeta")
 
     def new_game(self) -> None:
         for a in self.tt:

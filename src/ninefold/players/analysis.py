@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ninefold.players.base import GameOverError, Limit
 from ninefold.players.mcts import MCTSPlayer, MoveStat
+from ninefold.players.player import GameOverError, Limit
 from ninefold.rules import Board, Move
 
 

@@ -22,8 +22,9 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-from ninefold.players.base import Limit, Player, PlayResult, register
 from ninefold.players.naive import NaivePlayer
+from ninefold.players.player import Limit, Player, PlayResult
+from ninefold.players.registry import register
 from ninefold.rules import Board, Move
 
 BOOK_PATH = Path(__file__).with_name("opening_book.txt")

@@ -14,15 +14,8 @@ True
 
 from __future__ import annotations
 
-from ninefold.players.base import (
-    Limit,
-    Player,
-    PlayResult,
-    make_player,
-    parse_spec,
-    player_kind,
-    register,
-)
+from ninefold.players.player import Limit, Player, PlayResult
+from ninefold.players.registry import make_player, parse_spec, player_kind, register
 from ninefold.rules import Board
 
 LADDER: dict[int, str] = {

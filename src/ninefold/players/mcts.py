@@ -52,7 +52,6 @@ combines the trees of several threads.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -62,18 +61,12 @@ import numpy as np
 
 from ninefold import kernel, timing
 from ninefold.players import mcts_tree as mt
-from ninefold.players.base import (
-    MAX_MS,
-    Limit,
-    Player,
-    PlayResult,
-    check_positive,
-    register,
-    usable_cpus,
-)
 from ninefold.players.net import Net, load_net
-from ninefold.players.warmup import warm_up
+from ninefold.players.player import MAX_MS, Limit, Player, PlayResult, check_positive
+from ninefold.players.registry import register
+from ninefold.players.warmup import compile_searches
 from ninefold.rules import Board, Move
+from ninefold.system import physical_memory_bytes, usable_cpus
 
 # Defaults chosen by measurement (docs/players.md has the numbers).
 DEFAULT_C = 0.6
@@ -246,7 +239,7 @@ class MCTSPlayer(Player):
         capacity = nodes if sims is None else min(nodes, 100 * sims + 10_000)
         trees = 1 if parallel == "tree" else threads
         need = 2 * trees * capacity * mt.BYTES_PER_NODE  # two buffers a tree
-        memory = _physical_memory()
+        memory = physical_memory_bytes()
         if memory is not None and need > memory:
             raise ValueError(f"nodes={nodes} needs {need / 1e9:.1f} GB of trees, more than "
                              f"this computer's {memory / 1e9:.1f} GB of memory")
@@ -280,7 +273,7 @@ class MCTSPlayer(Player):
         self._history: list[Move] | None = None
         self._rules = None
         self._pool: ThreadPoolExecutor | None = None
-        warm_up("mcts" if self.net is None else ["mcts", "mcts-net"])
+        compile_searches("mcts" if self.net is None else ["mcts", "mcts-net"])
 
     def new_game(self) -> None:
         self._history = None  # the trees stay allocated; the next move resets them
@@ -577,14 +570,6 @@ class MCTSPlayer(Player):
     def __del__(self) -> None:
         if getattr(self, "_pool", None) is not None:
             self._pool.shutdown(wait=False)
-
-
-def _physical_memory() -> int | None:
-    """Bytes of memory this computer has, if the OS says."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
 
 
 __all__ = ["MCTSPlayer", "MoveStat", "Tree"]

@@ -1,7 +1,8 @@
-"""`naive`: the classic tic-tac-toe strategy ("win if you can, else block, else random")
+"""The simple players: `random`, uniformly random among the legal moves, and `naive`,
+the classic tic-tac-toe strategy ("win if you can, else block, else random")
 carried over to Ultimate Tic-Tac-Toe.
 
-Exactly, among the legal moves, in this order of priority:
+`naive` plays exactly, among the legal moves, in this order of priority:
 
 1. a move that wins the game at once (under the board's rules: a line of
    owned boards, a fifth owned board in Tic-Tac-Ku, or the last free cell
@@ -29,7 +30,8 @@ from __future__ import annotations
 
 import random
 
-from ninefold.players.base import Limit, Player, PlayResult, register
+from ninefold.players.player import Limit, Player, PlayResult
+from ninefold.players.registry import register
 from ninefold.rules import LINES, Board, Mark, Move
 
 
@@ -88,3 +90,14 @@ def _wins_on_count(board: Board, move: Move) -> bool:
     after.push(move)
     outcome = after.outcome()
     return outcome is not None and outcome.winner is board.turn
+
+
+@register("random")
+class RandomPlayer(Player):
+    """Uniformly random among the legal moves."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        return PlayResult(self.rng.choice(list(board.legal_moves)))

@@ -2,12 +2,12 @@
 
 The searches are numba functions compiled with ``cache=True``. The first run
 on a computer (an empty cache) compiles them, which takes 10-20 s; later runs
-load them from the cache in well under a second. `warm_up` does either,
+load them from the cache in well under a second. `compile_searches` does either,
 once per process, before a player's clock starts: the players' constructors
 call it with their part (``mcts``, ``alphabeta``), and a program may call it
 with no part, to warm everything early.
 
-When something has to be compiled, `warm_up` reports progress through a
+When something has to be compiled, `compile_searches` reports progress through a
 callback, ``progress(done, total, seconds)``: first with ``done == 0`` before
 compiling starts (``seconds`` is the rough time it will take), then after
 each compiled function. The default, `stderr_progress`, writes one line on
@@ -81,7 +81,8 @@ def needs_compiling(names: Iterable[str] | None = None) -> bool:
     )
 
 
-def warm_up(names: Iterable[str] | str | None = None, progress: Progress | None = None) -> None:
+def compile_searches(names: Iterable[str] | str | None = None,
+                     progress: Progress | None = None) -> None:
     """Compile (or load from the cache) the parts `names`, default all, once per process.
 
     `progress` (default: the one given to `reporting`, else `stderr_progress`) hears
@@ -110,8 +111,8 @@ def warm_up(names: Iterable[str] | str | None = None, progress: Progress | None 
 
 @contextlib.contextmanager
 def reporting(progress: Progress) -> Iterator[None]:
-    """Within the block, `warm_up` called with no `progress` reports to this one (a
-    player's constructor warms up its search after checking its options)."""
+    """Within the block, `compile_searches` called with no `progress` reports to this one
+    (a player's constructor warms up its search after checking its options)."""
     _progress.append(progress)
     try:
         yield

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ninefold.players.base import Player
+from ninefold.players.player import Player
 from ninefold.protocols.aigames import AIGamesConnection, AIGamesRunner
 from ninefold.protocols.clock import Clock, TimeControl
 from ninefold.protocols.codingame import CodinGameConnection, CodinGameRunner

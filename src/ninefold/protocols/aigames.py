@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 
-from ninefold.players.base import Player, PlayResult
+from ninefold.players.player import Player, PlayResult
 from ninefold.protocols.clock import Clock, TimeControl
 from ninefold.protocols.connection import Answer, BotConnection, BotFault
 from ninefold.protocols.fields import (

@@ -14,12 +14,9 @@ usage: ninefold bot [-h] --protocol PROTOCOL [--player PLAYER] [--rules RULES]
 from __future__ import annotations
 
 import argparse
-import contextlib
-import math
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import NamedTuple, NoReturn
 
 from ninefold import timing
@@ -28,10 +25,9 @@ from ninefold.protocols import check_protocol, runner
 from ninefold.protocols.clock import TimeControl
 from ninefold.protocols.engine import Engine
 from ninefold.rules import Rules
+from ninefold.system import memory_limit_mb
 
 HELP = "Run ninefold as a bot on stdin/stdout, speaking a platform's protocol."
-CGROUP_ROOT = "/sys/fs/cgroup"
-NO_CGROUP_LIMIT = 2**60  # a cgroup v1 memory limit this high is none (it says 2^63 - 4096)
 BROKEN_PIPE = 141  # as the rest of the command line: 128 + SIGPIPE
 INTERRUPTED = 130  # 128 + SIGINT
 
@@ -90,40 +86,6 @@ def player_defaults(protocol: str, memory_mb: float) -> dict[str, object]:
             memory_mb >= timing.BANK_TREE_LEAST_MEMORY_MB:
         return {"nodes": timing.BANK_TREE_NODES}
     return {}
-
-
-def memory_limit_mb() -> float:
-    """The memory this process may use, in MB: the least of the computer's memory,
-    its address-space limit (``ulimit -v``) and its cgroup's limit (v2 ``memory.max``
-    or v1 ``memory.limit_in_bytes``), those that are set and readable."""
-    limits = []
-    with contextlib.suppress(AttributeError, ValueError, OSError):
-        limits.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**20)
-    with contextlib.suppress(ImportError, OSError, ValueError):
-        import resource  # not on Windows
-
-        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-        if soft != resource.RLIM_INFINITY:
-            limits.append(soft / 2**20)
-    for path in _cgroup_limit_files():
-        with contextlib.suppress(OSError, ValueError):
-            text = Path(path).read_text().strip()
-            if text != "max" and int(text) < NO_CGROUP_LIMIT:
-                limits.append(int(text) / 2**20)
-    return min(limits) if limits else math.inf
-
-
-def _cgroup_limit_files() -> list[str]:
-    """The memory-limit files of this process's cgroups (``/proc/self/cgroup``)."""
-    files = []
-    with contextlib.suppress(OSError, ValueError):
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
-            _, controllers, path = line.split(":", 2)
-            if controllers == "":  # cgroup v2
-                files.append(f"{CGROUP_ROOT}{path.rstrip('/')}/memory.max")
-            elif "memory" in controllers.split(","):  # cgroup v1
-                files.append(f"{CGROUP_ROOT}/memory{path.rstrip('/')}/memory.limit_in_bytes")
-    return files
 
 
 def run_bot(protocol: str, player: str | None = None, rules: str | None = None) -> int:

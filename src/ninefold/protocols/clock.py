@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from ninefold.options import Option, OptionError, Schema
-from ninefold.players.base import Limit
+from ninefold.players.player import Limit
 
 DAY_MS = 86_400_000  # no time in a time control may exceed a day
 

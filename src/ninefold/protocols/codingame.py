@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import random
 
-from ninefold.players.base import Limit, Player, PlayResult
+from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.protocols.clock import Clock, TimeControl
 from ninefold.protocols.connection import BotConnection
 from ninefold.protocols.fields import parse_int

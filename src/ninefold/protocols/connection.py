@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
-from ninefold.players.base import PlayResult
+from ninefold.players.player import PlayResult
 from ninefold.protocols.clock import Clock, TimeControl
 from ninefold.protocols.process import BotCommand, BotProcess, BotStartError, NoAnswer
 from ninefold.rules import Board, Mark, Move, Rules, Termination

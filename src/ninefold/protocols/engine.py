@@ -33,8 +33,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 from ninefold import timing
-from ninefold.players.base import Limit, Player, PlayResult
 from ninefold.players.book import BookPlayer
+from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.protocols.search_process import COMMAND, SearchGone, SearchProcess
 from ninefold.rules import Board, Rules
 

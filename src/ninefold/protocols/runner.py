@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
 import random
 import sys
 import threading
@@ -25,10 +24,11 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from ninefold import timing
-from ninefold.players.base import Limit, Player
+from ninefold.players.player import Limit, Player
 from ninefold.protocols import engine
-from ninefold.protocols.search_process import warm_up
+from ninefold.protocols.search_process import warm_up_player
 from ninefold.rules import Board, Move, Rules
+from ninefold.system import process_age_s
 
 GC_AFTER_ANSWER = 1  # the generations collected once an answer is written (young ones)
 
@@ -144,7 +144,7 @@ class BotRunner(ABC):
         if isinstance(self.player, engine.Engine):
             self.player.start()
         else:
-            warm_up(self.player, self.rules)
+            warm_up_player(self.player, self.rules)
 
     def clock_starts(self) -> float:
         """A request's first line has come: the clock runs from now (`time.monotonic()`,
@@ -303,18 +303,6 @@ class BotRunner(ABC):
     @abstractmethod
     def run(self) -> int:
         """Play until the input ends; returns the exit status."""
-
-
-def process_age_s() -> float:
-    """Seconds since this process started (0 if unknown)."""
-    try:
-        with open("/proc/self/stat") as f:
-            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
-        with open("/proc/uptime") as f:
-            uptime = float(f.read().split()[0])
-        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
-    except (OSError, ValueError, IndexError):
-        return 0.0
 
 
 def read_lines(stream: TextIO) -> Iterator[str]:

@@ -42,7 +42,8 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-from ninefold.players.base import Limit, Player, PlayResult, make_player
+from ninefold.players.player import Limit, Player, PlayResult
+from ninefold.players.registry import make_player
 from ninefold.players.warmup import reporting
 from ninefold.protocols.process import end_with_parent
 from ninefold.rules import Board, Move, Rules
@@ -56,7 +57,7 @@ class SearchGone(RuntimeError):
     """The search process ended (or could not be asked): its moves are lost."""
 
 
-def warm_up(player: Player, rules: Rules) -> None:
+def warm_up_player(player: Player, rules: Rules) -> None:
     """Let `player` compile or load what it needs: one short move, then a new game."""
     with contextlib.suppress(Exception):
         player.play(Board(rules), Limit(move_ms=WARM_UP_MS))
@@ -188,12 +189,12 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
         with _without_blas(), reporting(compiling):
             try:
                 player = make_player(spec, defaults)  # checks the options, then compiles
-                warm_up(player, rules)                 # or loads
+                warm_up_player(player, rules)                 # or loads
             except Exception as exc:
                 if not defaults:
                     raise
                 player = make_player(spec)  # the defaults do not fit here (memory, say)
-                warm_up(player, rules)
+                warm_up_player(player, rules)
                 sys.stderr.write(f"search: loaded without the defaults {defaults}: {exc}\n")
     except Exception as exc:  # a bad spec, or a search that cannot load here
         send(("error", str(exc)))

@@ -47,9 +47,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, FastAPI, HTTPException, Query, Request, WebSocket
 from pydantic import BaseModel, Field
 
-from ninefold.players.base import Limit, usable_cpus
+from ninefold.players.player import Limit
 from ninefold.protocols.process import end_with_parent
 from ninefold.rules import Board, Move
+from ninefold.system import usable_cpus
 from ninefold.web.games import side
 
 MAX_MS = 10_000.0  # the longest analysis a request gets (and the default)

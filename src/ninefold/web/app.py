@@ -57,12 +57,12 @@ from ninefold.web import analysis, arena, classic, platform
 from ninefold.web.computer import Computer
 from ninefold.web.games import (
     CLOCKS,
-    Clock,
     GameError,
     IllegalMove,
     Mode,
     Stale,
     WebGame,
+    WebTimeControl,
     read_start,
 )
 from ninefold.web.store import GameStore
@@ -293,8 +293,8 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
             start = read_start(req.start) if req.start and req.start.strip() else None
             clock = (CLOCKS[req.clock] if isinstance(req.clock, str) else
                      None if req.clock is None else
-                     Clock(round(req.clock.bank_s * 1000), round(req.clock.increment_s * 1000),
-                           req.clock.capped))
+                     WebTimeControl(round(req.clock.bank_s * 1000),
+                                    round(req.clock.increment_s * 1000), req.clock.capped))
             game, tokens = WebGame.new(store.new_id(), mode, req.rules, opening or None,
                                        Mark.X if side == "x" else Mark.O, level, time.time(),
                                        clock, start)

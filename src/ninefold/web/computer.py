@@ -2,7 +2,7 @@
 
 A search holds a CPU for up to two seconds (level 10); run on the event loop
 it would stop every other request meanwhile. `Computer.move` sends the
-position to a pool of worker processes (as many as the machine has CPUs, at
+position to a pool of worker processes (as many as this process may use CPUs, at
 most `MAX_WORKERS`), each of which keeps one player per level it has been
 asked for (the first search of a process loads the compiled search, about a
 second). The position string carries everything a player needs.
@@ -22,6 +22,7 @@ from multiprocessing import get_context
 from ninefold.players import Player, make_player
 from ninefold.protocols.process import end_with_parent
 from ninefold.rules import Board, Move
+from ninefold.system import usable_cpus
 
 MAX_WORKERS = 4
 
@@ -41,7 +42,7 @@ class Computer:
     """A pool of worker processes playing the computer's moves."""
 
     def __init__(self, workers: int | None = None) -> None:
-        self.workers = workers or max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+        self.workers = workers or max(1, min(MAX_WORKERS, usable_cpus()))
         self._pool: ProcessPoolExecutor | None = None
 
     def _executor(self) -> ProcessPoolExecutor:

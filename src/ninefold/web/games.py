@@ -10,8 +10,8 @@ game (`Mode`):
 - ``online``: each side its own token, the second handed out by link;
   anyone with the game's id may watch.
 
-An online game may have a `Clock` (a bank and an increment, the competition's
-10 s + 500 ms among the `CLOCKS`): a side's time runs from the other side's
+An online game may have a `WebTimeControl` (a bank and an increment, the
+competition's 10 s + 500 ms among the `CLOCKS`): a side's time runs from the other side's
 move, from each side's second move on, and a side whose time runs out loses
 (`settle` notes it; the server calls it before every change and at the
 moment a time runs out).
@@ -62,14 +62,14 @@ MAX_INCREMENT_MS = 60 * 1000
 
 
 @dataclass(frozen=True)
-class Clock:
+class WebTimeControl:
     """A game's time control: each side starts with `bank_ms` and gains `increment_ms`
     with each move it makes; with `capped`, the bank never grows past its start (the
     competition's rule: increments that would overflow are lost).
 
-    >>> Clock(10_000, 500, capped=True).after(9_800.0, spent=100.0)
+    >>> WebTimeControl(10_000, 500, capped=True).after(9_800.0, spent=100.0)
     10000.0
-    >>> Clock(60_000, 1_000).after(30_000.0, spent=2_500.0)
+    >>> WebTimeControl(60_000, 1_000).after(30_000.0, spent=2_500.0)
     28500.0
     """
 
@@ -94,9 +94,9 @@ class Clock:
 
 
 CLOCKS = {  # the page's choices; "competition" is the seeds' 10 s bank + 500 ms a move
-    "competition": Clock(10_000, 500, capped=True),
-    "blitz": Clock(180_000, 2_000),
-    "rapid": Clock(600_000, 5_000),
+    "competition": WebTimeControl(10_000, 500, capped=True),
+    "blitz": WebTimeControl(180_000, 2_000),
+    "rapid": WebTimeControl(600_000, 5_000),
 }
 
 
@@ -191,7 +191,7 @@ class WebGame:
     agreed_draw: bool = False
     created: float = 0.0
     changes: int = 0  # how often it was stored: a write must name the count it read
-    clock: Clock | None = None
+    clock: WebTimeControl | None = None
     left_ms: dict[str, float] = field(default_factory=dict)  # "x"/"o": time left
     running_since: float | None = None  # when the side to move's time began to run
     flagged: Mark | None = None  # the side whose time ran out
@@ -200,7 +200,7 @@ class WebGame:
     @classmethod
     def new(cls, game_id: str, mode: Mode = Mode.COMPUTER, rules: Rules | str = "standard",
             opening: str | None = None, human: Mark = Mark.X, level: int | None = None,
-            created: float = 0.0, clock: Clock | None = None, start: Board | None = None,
+            created: float = 0.0, clock: WebTimeControl | None = None, start: Board | None = None,
             ) -> tuple[WebGame, dict[str, str]]:
         """A new game and the tokens of its seats (``"x"``, ``"o"``; a computer game and
         a local one have one token, for the human's side or for both). A game may go on

@@ -4,7 +4,7 @@
 platform's database is at URL (SQLite by default, or PostgreSQL), and the
 same server builds uploads (`ninefold.platform.uploads.Builder`) and, with
 ``--workers N``, runs the scheduler and N match workers
-(`ninefold.platform.workers.Pool`).
+(`ninefold.platform.pool.Pool`).
 
 Who is asking: a session cookie (``ninefold_session``: HttpOnly, SameSite=Lax,
 Secure over HTTPS) from sign-up or log-in, or an API token in the
@@ -41,9 +41,9 @@ from pydantic import BaseModel, Field
 from ninefold.platform import ladder
 from ninefold.platform.accounts import LIFETIMES, Accounts, AuthError
 from ninefold.platform.archive import ArchiveLimits
+from ninefold.platform.pool import Pool
 from ninefold.platform.store import Bot, Contest, NameTaken, Store, User, Version
 from ninefold.platform.uploads import Builder, NotYours, UploadError, submit
-from ninefold.platform.workers import Pool
 from ninefold.protocols.clock import TimeControl
 from ninefold.rules import Board, Move, Rules, opening_moves
 from ninefold.web.games import Forbidden, GameError, IllegalMove, NotFound

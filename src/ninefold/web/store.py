@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ninefold.files import sqlite_wal
 from ninefold.rules import Mark, Move, Rules
-from ninefold.web.games import Clock, Mode, NotFound, Stale, WebGame, maybe_side
+from ninefold.web.games import Mode, NotFound, Stale, WebGame, WebTimeControl, maybe_side
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_games (
@@ -166,7 +166,7 @@ def _game(row: tuple) -> WebGame:
     game = WebGame(gid, Mode(mode), Rules.parse(rules), opening,
                    [Move.parse(m) for m in moves.split()], json.loads(seats), level,
                    _mark(resigned), _mark(draw_offer), bool(agreed), created, changes,
-                   Clock(**json.loads(clock)) if clock else None,
+                   WebTimeControl(**json.loads(clock)) if clock else None,
                    json.loads(left_ms) if left_ms else {}, running_since, _mark(flagged),
                    start)
     return game

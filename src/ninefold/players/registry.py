@@ -1,15 +1,13 @@
-"""What every player is: a `Player` takes a `Board` and a `Limit` and returns a `PlayResult`.
+"""Players by name: the spec strings ``name`` or ``name:key=value,...`` and the players they make.
 
-Players are named by short spec strings, ``name`` or ``name:key=value,...``
-(for example ``random``, ``mcts:ms=100``, ``level:7``); `make_player` builds
-one. A player may keep state between moves of one game (an MCTS keeps its
-tree); `new_game` clears it.
+Each player class registers itself where it is defined (`register`), its
+options read from its constructor; `make_player` builds the player a spec
+names (for example ``random``, ``mcts:ms=100``, ``level:7``).
 
 >>> from ninefold import Board
 >>> player = make_player("random:seed=7")
->>> result = player.play(Board(), Limit(move_ms=10))
->>> result.move in Board().legal_moves
-True
+>>> player.spec, player.play(Board()).move in Board().legal_moves
+('random:seed=7', True)
 """
 
 from __future__ import annotations
@@ -17,132 +15,19 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
-import os
 import pkgutil
-import random
-import threading
 import types
 import typing
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ninefold.options import Option, OptionError, Schema, clip
-from ninefold.rules import Board, Move
-
-
-class GameOverError(ValueError):
-    """A player was asked to move in a finished game."""
-
-
-class BudgetError(ValueError):
-    """A player was given no time (or no simulations) to think."""
+from ninefold.players.player import Player
 
 
 class PlayerSpecError(OptionError):
     """A player spec string that names no player or has bad options."""
-
-
-MAX_MS = 86_400_000.0  # a day: a longer time for one move is a slip of the keyboard
-
-
-def check_positive(name: str, value: float | None, most: float, meaning: str) -> None:
-    """Refuse an option that is not None and not in (0, most]: `BudgetError` if it
-    leaves no time or work, `ValueError` if it is absurd (`meaning` says what `most` is).
-
-    >>> check_positive("ms", 1e20, MAX_MS, "a day")
-    Traceback (most recent call last):
-    ...
-    ValueError: ms=1e+20 is too much: at most 86400000 (a day)
-    """
-    if value is None:
-        return
-    if value <= 0:
-        raise BudgetError(f"{name} must be positive, not {value!r}")
-    if value > most:
-        shown = value if isinstance(value, int) else f"{value:g}"
-        raise ValueError(f"{name}={shown} is too much: at most {most:.0f} ({meaning})")
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask, where the OS keeps one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
-@dataclass(frozen=True)
-class Limit:
-    """The clock for one move, as a referee gives it.
-
-    `move_ms` is a fixed time for this move; `bank_ms` / `increment_ms` a time
-    bank (the increment is already added to `bank_ms` when a move is asked,
-    as on the bot platforms), which never holds more than `max_bank_ms` (None:
-    no cap known). Players that count work rather than time read `sims` or
-    `depth`. A limit with nothing set means: the player's own default.
-
-    >>> Limit(bank_ms=10000, increment_ms=500, max_bank_ms=10000).spent(30)
-    Limit(move_ms=None, bank_ms=9970, increment_ms=500, max_bank_ms=10000, sims=None, depth=None)
-    """
-
-    move_ms: float | None = None
-    bank_ms: float | None = None
-    increment_ms: float = 0.0
-    max_bank_ms: float | None = None
-    sims: int | None = None
-    depth: int | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("move_ms", "bank_ms", "max_bank_ms", "sims", "depth"):
-            value = getattr(self, name)
-            if value is not None and value <= 0:
-                raise BudgetError(f"{name} must be positive, not {value!r}")
-
-    def spent(self, ms: float) -> Limit:
-        """The same clock once `ms` of it are gone (never less than 1 ms left)."""
-        return replace(
-            self,
-            move_ms=None if self.move_ms is None else max(1.0, self.move_ms - ms),
-            bank_ms=None if self.bank_ms is None else max(1.0, self.bank_ms - ms),
-        )
-
-
-@dataclass
-class PlayResult:
-    """A chosen move and what the player wants to say about it (visits, value, pv...)."""
-
-    move: Move
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-class Player(ABC):
-    """A player; subclasses implement `_choose`."""
-
-    spec: str = "?"
-    defaulted: str = ""  # the options `make_player` took from its defaults (``key=value,...``)
-    ponders: bool = False  # `ponder` thinks on the opponent's time (a bot's search process)
-
-    def new_game(self) -> None:  # noqa: B027 - optional hook, most players keep no state
-        """Forget anything kept from a previous game."""
-
-    def ponder(self, board: Board, stop: threading.Event) -> int:
-        """Think about `board`, the position after this player's move, until `stop` is
-        set, so that the next move starts from what was found; the work done (0: this
-        player keeps nothing between moves, the default)."""
-        return 0
-
-    def play(self, board: Board, limit: Limit | None = None) -> PlayResult:
-        """Choose a move for the side to move on `board` (which is not changed)."""
-        if board.is_game_over():
-            raise GameOverError(f"{self.spec}: the game is over, there is no move to choose")
-        return self._choose(board, limit or Limit())
-
-    @abstractmethod
-    def _choose(self, board: Board, limit: Limit) -> PlayResult: ...
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.spec}>"
 
 
 @dataclass(frozen=True)
@@ -157,9 +42,10 @@ class PlayerKind:
 
 # name -> kind; each player class registers itself where it is defined (`register`).
 # The modules are imported when a name is first asked for (`player_kind`), so that
-# naming a cheap player never imports numba: a player named ``x`` is defined here
-# or in the module ``ninefold.players.x``.
+# naming a cheap player never imports numba: a player named ``x`` is defined in the
+# module ``ninefold.players.x``, or in the one `HOMES` names.
 REGISTRY: dict[str, PlayerKind] = {}
+HOMES = {"random": "naive"}  # players defined in a module named otherwise
 
 P = TypeVar("P", bound=Player)
 
@@ -201,17 +87,6 @@ def _constructor_options(cls: type[Player]) -> tuple[list[Option], tuple[str, ..
     return options, tuple(required)
 
 
-@register("random")
-class RandomPlayer(Player):
-    """Uniformly random among the legal moves."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
-
-    def _choose(self, board: Board, limit: Limit) -> PlayResult:
-        return PlayResult(self.rng.choice(list(board.legal_moves)))
-
-
 def player_kind(name: str) -> PlayerKind | None:
     """The kind of player called `name`, importing ``ninefold.players.<name>`` if need be.
 
@@ -226,7 +101,7 @@ def player_kind(name: str) -> PlayerKind | None:
 
 def _module_of(name: str) -> str | None:
     """The module that would define the player `name`, if there is one (not imported)."""
-    module = f"{__package__}.{name}"
+    module = f"{__package__}.{HOMES.get(name, name)}"
     found = name.isidentifier() and importlib.util.find_spec(module) is not None
     return module if found else None
 
@@ -263,7 +138,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     >>> parse_spec("mcts:ms=1,ms=2")
     Traceback (most recent call last):
     ...
-    ninefold.players.base.PlayerSpecError: player 'mcts': 'ms' is given twice
+    ninefold.players.registry.PlayerSpecError: player 'mcts': 'ms' is given twice
     """
     if not isinstance(spec, str) or not spec.strip():
         raise PlayerSpecError(f"empty player spec: choose one of {_names()}")

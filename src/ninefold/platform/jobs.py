@@ -1,0 +1,125 @@
+"""A ranked game as a self-contained `Job`, and `play`, which plays one in the sandbox.
+
+A job carries everything needed to play its game anywhere: the rules, the
+protocol and clock, the opening, and each bot's compiled folder as a tar.
+`play` touches no database, so the same function runs in a local worker
+process (`ninefold.platform.worker`) and as a Ray task on a cluster
+(`ninefold.platform.cluster`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS
+from ninefold.arena.referee import Seat, play_game
+from ninefold.platform import recipes, sandbox
+from ninefold.platform.archive import unpack
+from ninefold.platform.store import Contest, GameRow, Store
+from ninefold.protocols.clock import TimeControl
+
+MAX_LOG_CHARS = 64_000  # of each bot's stderr kept with a game (its tail)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One bot of a game, with everything a worker needs to run it anywhere."""
+
+    version_id: int
+    name: str
+    language: str
+    build: bytes  # a tar of the compiled folder
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.build).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One claimed game, self-contained (it can travel to another machine)."""
+
+    game_id: int
+    claim: str
+    rules: str
+    protocol: str
+    time_control: str
+    opening: str | None
+    x: Side
+    o: Side
+
+
+@dataclass(frozen=True)
+class Played:
+    """What a worker hands back for a game."""
+
+    result: str
+    reason: str
+    moves: list[str]
+    times_ms: list[float]
+    x_log: str
+    o_log: str
+
+
+def time_control(contest: Contest | Job) -> TimeControl:
+    """A contest's clock: its protocol's platform control with the arena's allowances
+    (start-up, slack), changed by the contest's own ``time_control`` text."""
+    base = TimeControl.for_protocol(contest.protocol).with_allowances(
+        DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS)
+    text = contest.time_control.strip()
+    return TimeControl.parse(text, base) if text else base
+
+
+def job_for(store: Store, game: GameRow) -> Job:
+    """The self-contained job of a claimed game."""
+    contest = store.contest(game.contest_id)
+    assert contest is not None and game.claim is not None
+
+    def side(version_id: int) -> Side:
+        v = store.version(version_id)
+        bot = store.bot(v.bot_id)
+        return Side(version_id, f"{bot.name}-v{v.number}", v.language or "",
+                    store.version_blob(version_id, "build") or b"")
+
+    return Job(game.id, game.claim, contest.rules, contest.protocol, contest.time_control,
+               game.opening, side(game.x_version), side(game.o_version))
+
+
+def build_dir(side: Side, cache: Path) -> Path:
+    """The compiled folder of `side`, unpacked once per machine into `cache`."""
+    folder = cache / f"v{side.version_id}-{side.digest}"
+    if not folder.is_dir():
+        cache.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=cache) as tmp:
+            unpack(side.build, "build.tar", Path(tmp) / "b")
+            os.chmod(Path(tmp) / "b", 0o755)
+            with contextlib.suppress(OSError):  # another worker was quicker: same content
+                os.rename(Path(tmp) / "b", folder)
+    return folder
+
+
+def seat(side: Side, job: Job, cache: Path) -> Seat:
+    command = sandbox.game_command(build_dir(side, cache), recipes.named(side.language))
+    return Seat.external(command, job.protocol, name=side.name, tc=time_control(job))
+
+
+def play(job: Job, cache: Path | str) -> Played:
+    """Play `job`'s game, both bots in the sandbox; a bot that breaks the protocol or
+    its limits loses with the reason, as in the arena."""
+    cache = Path(cache)
+    with tempfile.TemporaryDirectory(prefix="ninefold-game-") as logs:
+        result = play_game(seat(job.x, job, cache), seat(job.o, job, cache), rules=job.rules,
+                           opening=job.opening, log_dir=logs)
+        found = {p.parent.name: p for p in Path(logs).glob("*/*.log")}
+        x_log, o_log = (_tail(found.get(f"{s.name}-{m}")) for s, m in ((job.x, "X"),
+                                                                        (job.o, "O")))
+    return Played(result.result, result.reason, result.moves, result.times_ms, x_log, o_log)
+
+
+def _tail(path: Path | None) -> str:
+    return "" if path is None else path.read_bytes()[-MAX_LOG_CHARS:].decode(errors="replace")
