@@ -33,7 +33,7 @@ from ninefold.players import mcts_tree as mt
 from ninefold.players.alphabeta import MATE, AlphaBetaPlayer
 from ninefold.players.analysis import Analysis, analyze
 from ninefold.players.base import Player, PlayResult
-from ninefold.players.mcts import DEFAULT_NET_DRAW, Budget, MCTSPlayer, Tree
+from ninefold.players.mcts import DEFAULT_NET_DRAW, Budget, MCTSPlayer, Tree, _finish
 
 # X owns boards 0 and 1 and has g1 h1: i1 wins the game at once.
 X_WINS_AT_I1 = "standard xxxxxxxx1/9/9/o2o2o2/1o7/5o3/o2o4o/9/9 x 2 xx......."
@@ -524,7 +524,7 @@ def test_stall_memory_is_capped_when_recorded_so_one_long_suspension_fades() -> 
     tree.search = stalled_search
     player._root(Board())
     budget = player._budget(Board(), Limit(move_ms=40), start=time.perf_counter())
-    player._run(tree, budget, threading.Event(), 0, 10_000)
+    _finish(player._run(tree, budget, threading.Event(), 0, 10_000))
     assert len(calls) >= 2 and player._stall_ms == pytest.approx(0.25 * 40)
 
 
