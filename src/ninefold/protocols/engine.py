@@ -18,6 +18,12 @@ not wait while the child compiles (an empty cache, about 20 s: nothing is
 gained by waiting). Once the search is ready it plays
 every later move; if its process ends, the fallback plays on.
 
+The engine is a `search_process.Relay`: it hands on when a request came
+(`play_since`), and the search's process takes the time spent since off the
+move's clock, once, just before it searches; a request that waits for the
+search to load waits from that same moment, for the move's budget as a player
+plans it (`timing.move_budget`).
+
 When it becomes ready, one line on stderr says so and how long it took. A
 player spec that cannot be made is reported through `on_error` (the bot
 command ends the process with the message).
