@@ -39,8 +39,11 @@ Spec options (all optional)::
 
 The search itself is in `ninefold.players.mcts_tree`; this module turns a
 `Board` and a `Limit` into calls to it: it keeps the tree between moves (the
-subtree of the moves actually played), decides how long to think, and
-combines the trees of several threads.
+subtree of the moves actually played), decides how long to think
+(`ninefold.timing.move_budget`), and combines the trees of several threads.
+One loop drives every search, `MCTSPlayer.search`, in slices of about a
+millisecond, yielding `Snapshot`s of the root: a move (`play`), pondering,
+analyses and self-play all use it.
 
 >>> from ninefold import Board
 >>> from ninefold.players import Limit, make_player
