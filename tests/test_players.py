@@ -32,7 +32,7 @@ from ninefold.players import (
 from ninefold.players import mcts_tree as mt
 from ninefold.players.alphabeta import MATE, AlphaBetaPlayer
 from ninefold.players.analysis import Analysis, analyze
-from ninefold.players.mcts import DEFAULT_NET_DRAW, Budget, MCTSPlayer, Tree
+from ninefold.players.mcts import DEFAULT_NET_DRAW, Budget, MCTSPlayer, Tree, _finish
 from ninefold.players.player import Player, PlayResult
 
 # X owns boards 0 and 1 and has g1 h1: i1 wins the game at once.
@@ -524,7 +524,7 @@ def test_stall_memory_is_capped_when_recorded_so_one_long_suspension_fades() -> 
     tree.search = stalled_search
     player._root(Board())
     budget = player._budget(Board(), Limit(move_ms=40), start=time.perf_counter())
-    player._run(tree, budget, threading.Event(), 0, 10_000)
+    _finish(player._run(tree, budget, threading.Event(), 0, 10_000))
     assert len(calls) >= 2 and player._stall_ms == pytest.approx(0.25 * 40)
 
 
@@ -599,3 +599,33 @@ def test_pondering_stops_when_told_and_not_after_the_game() -> None:
     stop.set()  # told to stop before it starts: it does not even move the root
     before = player._history
     assert player.ponder(board, stop) == 0 and player._history is before
+
+
+def test_one_search_yields_snapshots_between_slices_and_a_last_one() -> None:
+    """`MCTSPlayer.search`: a snapshot after each gap, then one marked done; a stop
+    from outside ends it within a slice; the root's statistics sum to the visits."""
+    player = MCTSPlayer(seed=2)
+    snaps = list(player.search(Board(), Limit(move_ms=400), gaps=[0.05, 0.1]))
+    assert [s.done for s in snaps] == [False, False, True]
+    assert snaps[0].sims < snaps[1].sims <= snaps[2].sims
+    assert snaps[0].seconds >= 0.05 and snaps[-1].seconds < 0.4
+    last = snaps[-1]
+    assert last.best is not None and last.best.move in Board().legal_moves
+    assert sum(m.visits for m in last.moves) <= last.sims and last.proven is None
+    assert player.line(last.best.move, 5)[0] == last.best.move
+    stop = threading.Event()
+    search = player.search(Board(), Limit(move_ms=60_000), stop, gaps=[0.05])
+    first = next(search)
+    stop.set()
+    t0 = time.perf_counter()
+    rest = list(search)
+    assert time.perf_counter() - t0 < 0.1 and [s.done for s in rest] == [True]
+    assert rest[-1].sims >= first.sims
+
+
+def test_a_search_of_a_won_position_says_so_for_the_side_to_move() -> None:
+    o_wins = ("standard 2oo2o1x/1ox2oxoo/o1o3xo1/3x2xxx/3xoo1x1/ooooxxo1o/oxxx1ox1x/"
+              "xoxx1o1x1/ox1x2x2 o - o..o.x.xx")  # O to move wins at once
+    *_, last = MCTSPlayer(seed=1).search(Board.from_position(o_wins), Limit(sims=5000))
+    assert last.done and last.proven == "win" and last.value == 1.0
+    assert last.best is not None and last.best.proven == "win"

@@ -19,9 +19,11 @@ from ninefold.arena.referee import Seat, play_game
 from ninefold.players import make_player
 from ninefold.protocols import (
     AIGamesConnection,
+    AIGamesRunner,
     BotCommand,
     Clock,
     CodinGameConnection,
+    CodinGameRunner,
     RiddlesConnection,
     TimeControl,
     runner,
@@ -462,3 +464,38 @@ def test_check_bot_refuses_bad_times_before_starting_the_bot(tmp_path, flag, val
     assert result.returncode == 2, result.stdout
     assert words in " ".join(result.stderr.split()) and "Traceback" not in result.stderr
     assert not pids.exists()  # no bot was started
+
+
+def test_the_time_spent_is_taken_off_once_where_the_search_runs() -> None:
+    """`play_since`: an in-process player gets the clock less the time since the request
+    came; a `Relay` gets the clock whole and the time it came, for its own process."""
+    from ninefold.players.player import Limit, Player, PlayResult
+    from ninefold.protocols.search_process import Relay, play_since
+
+    seen: list[tuple[Limit, float | None]] = []
+
+    class Recorder(Player):
+        def _choose(self, board: Board, limit: Limit) -> PlayResult:
+            seen.append((limit, None))
+            return PlayResult(next(iter(board.legal_moves)))
+
+    class Forward(Relay):
+        def play_since(self, board: Board, limit: Limit, since: float) -> PlayResult:
+            seen.append((limit, since))
+            return PlayResult(next(iter(board.legal_moves)))
+
+    since = time.monotonic() - 0.05  # the request came 50 ms ago
+    play_since(Recorder(), Board(), Limit(move_ms=100), since)
+    play_since(Forward(), Board(), Limit(move_ms=100), since)
+    (mine, _), (handed, told) = seen
+    assert mine.move_ms is not None and mine.move_ms <= 50.0
+    assert handed == Limit(move_ms=100) and told == since
+
+
+def test_the_platforms_time_controls_are_written_once() -> None:
+    from ninefold.protocols.clock import PLATFORMS, PROTOCOLS
+
+    assert PROTOCOLS == ("aigames", "riddles", "codingame") == tuple(PLATFORMS)
+    assert CodinGameRunner(make_player("random")).turn_ms == 100.0
+    assert AIGamesRunner(make_player("random")).settings == {"timebank": "10000",
+                                                             "time_per_move": "500"}

@@ -9,12 +9,12 @@ import pytest
 
 from ninefold import timing
 from ninefold.timing import (
+    MoveBudget,
     Plan,
-    alphabeta_bank_ms,
     bank_plan,
     bank_reserve_ms,
     extension_ms,
-    mcts_bank_plan,
+    move_budget,
     moves_left,
     overflow_ms,
     quantile,
@@ -58,7 +58,6 @@ def test_bank_plan_numbers() -> None:
     assert flat.think_ms == pytest.approx(500.0 + 9500.0 / 20.0) and flat.least_ms == 0.0
     assert extension_ms(plan) == pytest.approx(min(2.5 * plan.think_ms, plan.most_ms))
     assert extension_ms(late) == late.most_ms
-    assert mcts_bank_plan(10000.0, 500.0, 81, max_bank_ms=10000.0) == plan
 
 
 def test_overflow_is_what_the_cap_would_throw_away() -> None:
@@ -123,10 +122,28 @@ def test_stall_margin_is_capped_by_a_share_of_the_budget() -> None:
 
 
 @pytest.mark.parametrize("bank", BANKS)
-def test_alphabeta_bank_time_is_the_plan(bank: float) -> None:
-    ms = alphabeta_bank_ms(bank, min(500.0, bank), bank)
-    assert ms == bank_plan(bank, min(500.0, bank), bank, 81).think_ms
-    assert 1.0 <= ms <= max(1.0, bank - timing.BANK_RESERVE_MS)
+def test_a_bank_move_budget_is_the_plan(bank: float) -> None:
+    plan = bank_plan(bank, min(500.0, bank), bank, 81)
+    budget = move_budget(bank_ms=bank, increment_ms=min(500.0, bank), max_bank_ms=bank)
+    assert budget == MoveBudget(plan.think_ms, min(plan.least_ms, plan.think_ms), None)
+    assert 1.0 <= budget.think_ms <= max(1.0, bank - timing.BANK_RESERVE_MS)
+    smart = move_budget(bank_ms=bank, increment_ms=min(500.0, bank), max_bank_ms=bank,
+                        extend=True)
+    assert smart.extend_ms == extension_ms(plan)
+    flat = move_budget(bank_ms=bank, increment_ms=min(500.0, bank), max_bank_ms=bank,
+                       flat=True)
+    assert flat.think_ms == bank_plan(bank, min(500.0, bank), bank, 81, flat=True).think_ms
+
+
+def test_a_move_budget_is_the_least_of_the_times_given() -> None:
+    assert move_budget(own_ms=50.0, move_ms=100.0) == MoveBudget(50.0)
+    assert move_budget(move_ms=100.0, counted=True) == MoveBudget(100.0)
+    assert move_budget() == MoveBudget(timing.DEFAULT_PLAYER_MS)
+    assert move_budget(counted=True) == MoveBudget(None)
+    bank = {"bank_ms": 10000.0, "increment_ms": 500.0, "max_bank_ms": 10000.0}
+    short = move_budget(own_ms=100.0, extend=True, **bank)
+    assert short == MoveBudget(100.0, 100.0, 100.0)  # never past the player's own time
+    assert move_budget(move_ms=50.0, **bank).think_ms == 50.0
 
 
 @pytest.mark.parametrize("bank", BANKS)
@@ -217,5 +234,5 @@ def test_the_players_use_these_numbers() -> None:
     from ninefold.protocols.runner import BotRunner
 
     assert mcts.SAFETY_MS == timing.MCTS_SAFETY_MS
-    assert mcts.STALL_SHARE == timing.STALL_SHARE and mcts.STALL_DECAY == timing.STALL_DECAY
+    assert mcts.STALL_DECAY == timing.STALL_DECAY
     assert BotRunner.safety_ms == timing.RUNNER_SAFETY_MS

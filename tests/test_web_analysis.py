@@ -4,6 +4,7 @@ with a long time limit, so that only a stop can explain a search that ends early
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import queue
@@ -249,3 +250,25 @@ def test_beyond_the_bound_requests_wait_their_turn(client):
         assert served_c[0] == {"type": "waiting", "ahead": 0}  # b went ahead
         assert served_c[-1]["position"] == O_WINS
     assert len(analyst(client).workers()) == 1
+
+
+def test_the_analysis_runs_the_player_it_is_given():
+    """`Analyst(player=...)`: the network's search as readily as the pure one; a spec
+    that is no MCTS player fails the analysis with a message."""
+
+    async def analyse(analyst: Analyst) -> list[dict]:
+        seen: list[dict] = []
+
+        async def note(data: dict) -> None:
+            seen.append(data)
+
+        try:
+            await analyst.run(analyst.job(AFTER_E5, 300), note)
+        finally:
+            analyst.close()
+        return seen
+
+    seen = asyncio.run(analyse(Analyst(slots=1, player="mcts:net=default,threads=1")))
+    assert seen[-1]["done"] and seen[-1]["sims"] > 0 and seen[-1]["moves"]
+    with pytest.raises(AnalysisError, match="not an MCTS player"):
+        asyncio.run(analyse(Analyst(slots=1, player="random")))

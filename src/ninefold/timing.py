@@ -2,14 +2,16 @@
 
 Three users (the numbers were chosen by measurement, docs/players.md):
 
-- the MCTS player (`ninefold.players.mcts`): a per-move deadline less a
-  safety and a margin for recent stalls (time the process was off the CPU),
-  and a plan for a time bank (`bank_plan`) that knows the bank's maximum and
-  the increment: spend what would overflow at the cap, keep a reserve for the
-  end, think longer when the choice is unclear (`extension_ms`) and stop
-  early when it is decided (never before `BankPlan.least_ms`);
-- the alpha-beta player (`ninefold.players.alphabeta`): the same bank plan,
-  without the extension;
+- the players: one function, `move_budget`, turns a move's clock into its
+  time (`MoveBudget`), for the MCTS player (`ninefold.players.mcts`), the
+  alpha-beta player (`ninefold.players.alphabeta`) and the bot's engine
+  waiting for its search to load (`ninefold.protocols.engine`). On a time bank
+  it plans with `bank_plan`, which knows the bank's maximum and the increment:
+  spend what would overflow at the cap, keep a reserve for the end; MCTS
+  thinks longer when the choice is unclear (`extension_ms`) and stops early
+  when it is decided (never before `MoveBudget.least_ms`). MCTS stops a
+  safety before its time, less a margin for recent stalls (time the process
+  was off the CPU, `stall_margin_ms`);
 - ninefold as a bot (`ninefold.protocols.runner`): with a fixed time per
   turn (CodinGame) it thinks until the turn less a safety that adapts to the
   overshoot and the stalls this process has measured (`turn_safety_ms`); with a time bank
@@ -203,12 +205,6 @@ def bank_plan(bank_ms: float, increment_ms: float, max_bank_ms: float | None,
     return BankPlan(least, think, most)
 
 
-def mcts_bank_plan(bank_ms: float, increment_ms: float, empty: int, flat: bool = False,
-                   max_bank_ms: float | None = None) -> BankPlan:
-    """MCTS's plan for one move from a time bank (`bank_plan`)."""
-    return bank_plan(bank_ms, increment_ms, max_bank_ms, empty, flat)
-
-
 def extension_ms(plan: BankPlan) -> float:
     """How long MCTS may think in all when the choice is unclear."""
     return max(plan.think_ms, min(plan.most_ms, EXTEND_FACTOR * plan.think_ms))
@@ -223,15 +219,50 @@ def stall_margin_ms(stall_ms: float, budget_ms: float) -> float:
     return min(stall_ms, STALL_SHARE * budget_ms)
 
 
-def alphabeta_bank_ms(bank_ms: float, increment_ms: float, max_bank_ms: float | None = None,
-                      empty: int = 81) -> float:
-    """Alpha-beta's time for one move from a time bank: `bank_plan`'s planned time
-    (alpha-beta does not extend or stop early).
+class MoveBudget(NamedTuple):
+    """A player's time for one move, in ms from when its search starts: about
+    `think_ms` (None: no time limit, a count of work ends the search); never less
+    than `least_ms` (a time bank: less would let it overflow); on to `extend_ms`
+    when the choice is unclear (None: never)."""
 
-    >>> alphabeta_bank_ms(10000.0, 500.0, 10000.0)
-    2138.0
+    think_ms: float | None
+    least_ms: float = 0.0
+    extend_ms: float | None = None
+
+
+def move_budget(*, own_ms: float | None = None, move_ms: float | None = None,
+                bank_ms: float | None = None, increment_ms: float = 0.0,
+                max_bank_ms: float | None = None, empty: int = 81, counted: bool = False,
+                flat: bool = False, extend: bool = False) -> MoveBudget:
+    """The one budget of a move, for every player and the bot's engine: the least of
+    the player's own time (`own_ms`), the move's (`move_ms`) and, on a time bank
+    (`bank_ms`, refilled by `increment_ms` up to `max_bank_ms`, `empty` squares on
+    the board), `bank_plan`'s (`flat`: ``tm=flat``); `DEFAULT_PLAYER_MS` when none is
+    set and the player counts no work (`counted`: ``sims=``, ``depth=``). On a bank
+    it may stop early, not before the plan's least (within the time), and, with
+    `extend`, think on to `extension_ms` (never past `own_ms`).
+
+    >>> move_budget(move_ms=100.0)
+    MoveBudget(think_ms=100.0, least_ms=0.0, extend_ms=None)
+    >>> move_budget(bank_ms=10000.0, increment_ms=500.0, max_bank_ms=10000.0, extend=True)
+    MoveBudget(think_ms=2138.0, least_ms=1603.5, extend_ms=4470.0)
+    >>> move_budget().think_ms, move_budget(counted=True).think_ms   # the default; sims= only
+    (1000.0, None)
     """
-    return bank_plan(bank_ms, increment_ms, max_bank_ms, empty).think_ms
+    options = [ms for ms in (own_ms, move_ms) if ms is not None]
+    plan = None
+    if bank_ms is not None:
+        plan = bank_plan(bank_ms, increment_ms, max_bank_ms, empty, flat)
+        options.append(plan.think_ms)
+    if not options:
+        return MoveBudget(None if counted else DEFAULT_PLAYER_MS)
+    think = min(options)
+    if plan is None:
+        return MoveBudget(think)
+    most = None
+    if extend:
+        most = extension_ms(plan) if own_ms is None else min(extension_ms(plan), own_ms)
+    return MoveBudget(think, min(plan.least_ms, think), most)
 
 
 def runner_bank_hard_ms(bank_ms: float, increment_ms: float,

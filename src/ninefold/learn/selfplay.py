@@ -26,15 +26,14 @@ import numpy as np
 
 from ninefold import kernel
 from ninefold.moves import opening_moves, random_opening
-from ninefold.players import mcts_tree as mt
-from ninefold.players.mcts import DEFAULT_C, PROVEN_VALUE, Tree
-from ninefold.players.net import Net, load_net
-from ninefold.rules import PRESETS
+from ninefold.players.mcts import DEFAULT_C, MCTSPlayer, Snapshot
+from ninefold.rules import PRESETS, Board, Mark, Move, Rules
 
 PRESET_MIX = {"standard": 0.4, "codingame": 0.3, "open-boards": 0.15, "tic-tac-ku": 0.15}
 SAMPLE_PLIES = 8  # moves after the opening drawn in proportion to the visits
 EMPTY_SHARE = 0.1  # games from the empty board rather than a random-four opening
 GAMES_PER_TASK = 10
+NODES = 4_000_000  # the most nodes a player's tree holds (`sims=` makes it smaller)
 
 
 @dataclass(frozen=True)
@@ -50,8 +49,11 @@ class Searcher:
         name = Path(self.net).name if self.net else "pure MCTS"
         return f"{name} (c={self.c:g}{f', mix={self.mix:g}' if self.net else ''})"
 
-    def load(self) -> Net | None:
-        return load_net(self.net) if self.net else None
+    def player(self, sims: int, seed: int) -> MCTSPlayer:
+        """This search as an MCTS player of `sims` simulations a move (a draw worth half
+        a win, whatever the network)."""
+        return MCTSPlayer(sims=sims, c=self.c, net=self.net or "off", mix=self.mix, draw=0.5,
+                          nodes=NODES, seed=seed)
 
 
 @dataclass
@@ -87,48 +89,44 @@ class Positions:
 FIELDS = ("states", "flags", "policy", "value", "result")
 
 
-def search_move(tree: Tree, s: np.ndarray, last: list[int] | None, sims: int, who: Searcher,
-                net: Net | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """Search `s` (reached from the tree's root by `last`) as `who` (whose network,
-    loaded, is `net`); the root's children (actions, visits, wins, status) and the
-    index of the best."""
-    tree.set_root(s, last)
-    tree.search(sims, who.c, mt.POLICY_WIN, True, net=net, mix=who.mix)
-    actions, visits, wins, status = tree.children()
-    return actions, visits, wins, status, int(mt.best_of(visits, status))
+def search_move(player: MCTSPlayer, board: Board) -> Snapshot:
+    """`player`'s whole search of `board` (its tree kept from its earlier moves)."""
+    *_, last = player.search(board)
+    return last
 
 
-def play_game(tree: Tree, flags: int, start: list[int], sims: int, who: Searcher,
-              net: Net | None, rng: random.Random) -> Positions:
-    """One self-play game from the actions `start`; its positions."""
-    s = kernel.new_state()
+def play_game(player: MCTSPlayer, rules: Rules, start: list[int],
+              rng: random.Random) -> Positions:
+    """One self-play game of `player` under `rules` from the actions `start`; its
+    positions."""
+    board = Board(rules)
     for a in start:
-        kernel.play(s, a // 9, a % 9, flags)
-    tree.flags = flags
-    tree.root_state = None
-    rows: list[tuple[np.ndarray, np.ndarray, float, int]] = []
-    last: list[int] | None = None
+        board.push(Move.from_action(a))
+    player.new_game()
+    rows: list[tuple[np.ndarray, np.ndarray, float, Mark]] = []
     ply = 0
-    while s[kernel.RESULT] < 0:
-        actions, visits, wins, status, i = search_move(tree, s, last, sims, who, net)
+    while not board.is_game_over():
+        snap = search_move(player, board)
+        actions, visits = snap.children[:2]
+        best = snap.best
+        assert best is not None
         policy = np.zeros(81, np.float32)
         policy[actions] = visits / max(visits.sum(), 1)
-        value = float(PROVEN_VALUE.get(int(status[i]), wins[i] / max(visits[i], 1)))
-        rows.append((s.copy(), policy, value, int(s[kernel.SIDE])))
+        rows.append((kernel.from_board(board), policy, best.value, board.turn))
+        move = best.move
         if ply < SAMPLE_PLIES and visits.sum() > 0:
-            i = rng.choices(range(len(actions)), weights=visits.tolist())[0]
-        a = int(actions[i])
-        kernel.play(s, a // 9, a % 9, flags)
-        last = [a]
+            move = Move.from_action(int(actions[rng.choices(range(len(actions)),
+                                                            weights=visits.tolist())[0]]))
+        board.push(move)
         ply += 1
-    winner = int(s[kernel.RESULT]) - 1  # -1 draw, 0 X, 1 O
+    winner = board.outcome().winner
     n = len(rows)
     return Positions(
         np.array([r[0] for r in rows], np.int16).reshape(n, kernel.STATE_SIZE),
-        np.full(n, flags, np.int8),
+        np.full(n, rules.flags, np.int8),
         np.array([r[1] for r in rows], np.float16).reshape(n, 81),
         np.array([r[2] for r in rows], np.float32),
-        np.array([0.5 if winner < 0 else float(winner == r[3]) for r in rows], np.float32),
+        np.array([0.5 if winner is None else float(winner == r[3]) for r in rows], np.float32),
     )
 
 
@@ -136,15 +134,14 @@ def _task(args: tuple[int, int, int, Searcher]) -> Positions:
     """Worker: `games` games with seed `seed` (a process-pool task)."""
     games, seed, sims, who = args
     rng = random.Random(seed)
-    net = who.load()
-    tree = Tree(min(200 * sims + 10_000, 4_000_000), seed)
+    player = who.player(sims, seed)
     names, weights = zip(*PRESET_MIX.items(), strict=True)
     parts = []
     for _ in range(games):
         rules = PRESETS[rng.choices(names, weights=weights)[0]]
         start = [] if rng.random() < EMPTY_SHARE else [
             m.action for m in opening_moves(random_opening(rng))]
-        parts.append(play_game(tree, rules.flags, start, sims, who, net, rng))
+        parts.append(play_game(player, rules, start, rng))
     return Positions.concat(parts)
 
 
@@ -152,32 +149,19 @@ def _duel(args: tuple[Searcher, Searcher, int, str, int]) -> float:
     """Worker: one pair of games from one opening, `a` as X then as O; a's points (0-2)."""
     a, b, sims, rules_name, seed = args
     rng = random.Random(seed)
-    searchers = [a, b]
-    nets = [a.load(), b.load()]
-    flags = PRESETS[rules_name].flags
-    start = [m.action for m in opening_moves(random_opening(rng))]
+    start = opening_moves(random_opening(rng))
     points = 0.0
-    for a_side in (0, 1):
-        trees = [Tree(min(200 * sims + 10_000, 4_000_000), seed + k) for k in range(2)]
-        s = kernel.new_state()
-        for action in start:
-            kernel.play(s, action // 9, action % 9, flags)
-        for tree in trees:
-            tree.flags = flags
-        played: list[int] = []
-        seen = [0, 0]  # moves of `played` each tree has seen
-        while s[kernel.RESULT] < 0:
-            side = int(s[kernel.SIDE])
-            who = 0 if side == a_side else 1
-            tree = trees[who]
-            last = played[seen[who]:] if tree.root_state is not None else None
-            actions, _, _, _, i = search_move(tree, s, last, sims, searchers[who], nets[who])
-            seen[who] = len(played)
-            action = int(actions[i])
-            kernel.play(s, action // 9, action % 9, flags)
-            played.append(action)
-        winner = int(s[kernel.RESULT]) - 1
-        points += 0.5 if winner < 0 else float(winner == a_side)
+    for a_side in (Mark.X, Mark.O):
+        players = {a_side: a.player(sims, seed), a_side.other: b.player(sims, seed + 1)}
+        board = Board(PRESETS[rules_name])
+        for move in start:
+            board.push(move)
+        while not board.is_game_over():
+            best = search_move(players[board.turn], board).best
+            assert best is not None
+            board.push(best.move)
+        winner = board.outcome().winner
+        points += 0.5 if winner is None else float(winner == a_side)
     return points
 
 

@@ -358,15 +358,13 @@ class AlphaBetaPlayer(Player):
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         start = time.perf_counter()
         depth_cap = min(x for x in (self.depth, limit.depth, 81) if x is not None)
-        ms_options = [x for x in (self.ms, limit.move_ms) if x is not None]
-        if limit.bank_ms is not None:
-            empty = sum(cell is None for cell in board.cells)
-            ms_options.append(timing.alphabeta_bank_ms(limit.bank_ms, limit.increment_ms,
-                                                       limit.max_bank_ms, empty))
-        if not ms_options and self.depth is None and limit.depth is None:
-            ms_options.append(timing.DEFAULT_PLAYER_MS)
-        deadline = (start + timing.search_ms(min(ms_options), timing.ALPHABETA_SAFETY_MS) / 1000
-                    if ms_options else None)
+        ms = timing.move_budget(
+            own_ms=self.ms, move_ms=limit.move_ms, bank_ms=limit.bank_ms,
+            increment_ms=limit.increment_ms, max_bank_ms=limit.max_bank_ms,
+            empty=sum(cell is None for cell in board.cells),
+            counted=self.depth is not None or limit.depth is not None).think_ms
+        deadline = (start + timing.search_ms(ms, timing.ALPHABETA_SAFETY_MS) / 1000
+                    if ms is not None else None)
         state = kernel.from_board(board)
         flags = board.rules.flags
         self.history //= 4

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ninefold.players.mcts import MCTSPlayer, MoveStat
-from ninefold.players.player import GameOverError, Limit
+from ninefold.players.player import GameOverError
 from ninefold.rules import Board, Move
 
 
@@ -49,21 +49,24 @@ def analyze(
     if ms is None and sims is None:
         ms = 1000.0
     player = MCTSPlayer(ms=ms, sims=sims, threads=threads, seed=seed)
-    result = player.play(board, Limit())
+    *_, last = player.search(board)
+    best = last.best
+    if best is None:
+        raise RuntimeError("the search had no time to look at one move")
     order = {"win": 0, None: 1, "draw": 1, "loss": 2}
-    stats = sorted(player.root_moves(), key=lambda m: (order[m.proven], -m.visits))
+    stats = sorted(last.moves, key=lambda m: (order[m.proven], -m.visits))
     pv = player.principal_variation(30)
-    if not pv or pv[0] != result.move:
-        pv = [result.move]
+    if not pv or pv[0] != best.move:
+        pv = [best.move]
     return Analysis(
         position=board.position(),
         side_to_move=str(board.turn),
-        win_probability=float(result.info["value"]),
-        proven=result.info.get("proven"),
+        win_probability=best.value,
+        proven=best.proven,
         moves=stats[:top],
         pv=pv,
-        sims=int(result.info["sims"]),
-        ms=float(result.info["ms"]),
+        sims=last.sims,
+        ms=1000 * last.seconds,
     )
 
 

@@ -39,8 +39,11 @@ Spec options (all optional)::
 
 The search itself is in `ninefold.players.mcts_tree`; this module turns a
 `Board` and a `Limit` into calls to it: it keeps the tree between moves (the
-subtree of the moves actually played), decides how long to think, and
-combines the trees of several threads.
+subtree of the moves actually played), decides how long to think
+(`ninefold.timing.move_budget`), and combines the trees of several threads.
+One loop drives every search, `MCTSPlayer.search`, in slices of about a
+millisecond, yielding `Snapshot`s of the root: a move (`play`), pondering,
+analyses and self-play all use it.
 
 >>> from ninefold import Board
 >>> from ninefold.players import Limit, make_player
@@ -52,8 +55,10 @@ combines the trees of several threads.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
+from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -73,11 +78,9 @@ DEFAULT_C = 0.6
 DEFAULT_NET_C = 1.0  # PUCT's constant with a network
 DEFAULT_MIX = 0.5  # with a network, a leaf's value is half a playout's
 DEFAULT_NET_DRAW = 0.3  # with a network, a draw is worth 0.3 (without: 0.5, half a win)
-DEFAULT_MS = timing.DEFAULT_PLAYER_MS
 # the time budget's numbers live in ninefold.timing
 SAFETY_MS = timing.MCTS_SAFETY_MS
 STALL_DECAY = timing.STALL_DECAY
-STALL_SHARE = timing.STALL_SHARE
 # Limits on the options, against typing slips: a search of hours, a tree larger
 # than a node index (int32) reaches, an exploration term that drowns the values.
 MAX_SIMS = 10**10
@@ -145,6 +148,19 @@ class Tree:
     def pv(self, limit: int = 20) -> list[int]:
         return [int(x) for x in mt.principal_variation(self.arrays, limit)]
 
+    def line(self, action: int, limit: int) -> list[int]:
+        """The actions from the root along `action`, then the best children, while
+        nodes have visits or a proven status (at most `limit`)."""
+        arrays = self.arrays
+        node = mt.find_child(arrays, self.root, action)
+        line = [action]
+        while node >= 0 and len(line) < limit:
+            node = mt.best_child(arrays, node)
+            if node < 0 or (arrays.visits[node] == 0 and arrays.status[node] == mt.UNKNOWN):
+                break
+            line.append(int(arrays.move[node]))
+        return line
+
 
 @dataclass
 class Budget:
@@ -156,6 +172,7 @@ class Budget:
     ms: float = 0.0  # the time the deadline allows, for the cap on the stall margin
     least_until: float | None = None  # a time bank: no early stop before this (overflow)
     halfway: float | None = None  # a time bank: the best move is noted here, to see it change
+    pondering: bool = False  # no deadline, yet slices of `PONDER_CHUNK_MS`; stop when full
 
 
 @dataclass(frozen=True)
@@ -175,6 +192,8 @@ class MoveStat:
 
 PROVEN = {mt.WIN_: "win", mt.DRAW: "draw", mt.LOSS: "loss"}
 PROVEN_VALUE = {mt.WIN_: 1.0, mt.DRAW: 0.5, mt.LOSS: 0.0}
+ROOT_FLIP = {mt.WIN_: mt.LOSS, mt.LOSS: mt.WIN_, mt.DRAW: mt.DRAW}  # the root's status is
+# for the side that moved into it: the mover's is the other way round
 
 
 def _move_stat(action: int, visits: int, wins: float, status: int) -> MoveStat:
@@ -182,6 +201,50 @@ def _move_stat(action: int, visits: int, wins: float, status: int) -> MoveStat:
     status = int(status)
     value = PROVEN_VALUE.get(status, wins / visits if visits else 0.5)
     return MoveStat(Move.from_action(int(action)), int(visits), float(value), PROVEN.get(status))
+
+
+Children = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # actions, visits, wins, status
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a search (`MCTSPlayer.search`) has found so far: its simulations and
+    seconds, whether it is over (`done`), the root's children summed over the trees
+    (`children`: actions, visits, wins, status, in the tree's order) and the root's
+    own status (`root_status`, for the side that moved into it)."""
+
+    sims: int
+    seconds: float
+    done: bool
+    children: Children
+    root_status: int
+
+    @property
+    def moves(self) -> list[MoveStat]:
+        """Every move at the root with its statistics, in the tree's order."""
+        return [_move_stat(*child) for child in zip(*self.children, strict=True)]
+
+    @property
+    def best(self) -> MoveStat | None:
+        """The move the search plays (None before the root is expanded)."""
+        actions, visits, wins, status = self.children
+        if len(actions) == 0:
+            return None
+        i = mt.best_of(visits, status)
+        return _move_stat(actions[i], visits[i], wins[i], status[i])
+
+    @property
+    def proven(self) -> str | None:
+        """The position solved (``"win"``, ``"draw"``, ``"loss"``) for the side to move."""
+        return PROVEN.get(ROOT_FLIP.get(self.root_status, mt.UNKNOWN))
+
+    @property
+    def value(self) -> float:
+        """The expected score of the side to move, 0..1 (its best move's; 0.5 unknown)."""
+        if self.proven is not None:
+            return PROVEN_VALUE[ROOT_FLIP[self.root_status]]
+        best = self.best
+        return 0.5 if best is None else best.value
 
 
 @register("mcts")
@@ -284,27 +347,21 @@ class MCTSPlayer(Player):
     def _budget(self, board: Board, limit: Limit, start: float) -> Budget:
         sims = min(x for x in (self.sims, limit.sims, 1 << 62) if x is not None)
         sims = sims if sims < 1 << 62 else None
-        ms_options = [x for x in (self.ms, limit.move_ms) if x is not None]
-        extend = least = None
-        if limit.bank_ms is not None:
-            plan = self._bank_plan(board, limit)
-            ms_options.append(plan.think_ms)
-            least = plan.least_ms
-            if self.tm == "smart":
-                extend = timing.extension_ms(plan)
-                if self.ms is not None:
-                    extend = min(extend, self.ms)
-        if not ms_options and sims is None:
-            ms_options.append(DEFAULT_MS)
-        if not ms_options:
+        plan = timing.move_budget(
+            own_ms=self.ms, move_ms=limit.move_ms, bank_ms=limit.bank_ms,
+            increment_ms=limit.increment_ms or 0.0, max_bank_ms=limit.max_bank_ms,
+            empty=sum(cell is None for cell in board.cells), counted=sims is not None,
+            flat=self.tm == "flat", extend=self.tm == "smart")
+        ms = plan.think_ms
+        if ms is None:
             return Budget(None, sims)
-        ms = min(ms_options)
         safety = SAFETY_MS if self.fixed_margin is None else self.fixed_margin
         deadline = start + timing.search_ms(ms, safety) / 1000
+        extend = plan.extend_ms
         extend_to = start + timing.extended_ms(extend, safety) / 1000 if extend else None
         if extend_to is not None and extend_to <= deadline:
             extend_to = None
-        least_until = start + min(least, ms) / 1000 if least else None
+        least_until = start + plan.least_ms / 1000 if plan.least_ms else None
         return Budget(deadline, sims, extend_to, ms, least_until, (start + deadline) / 2)
 
     def _stall_margin(self, budget: Budget) -> float:
@@ -312,7 +369,8 @@ class MCTSPlayer(Player):
 
         On a loaded machine the OS takes the CPU away for a few ms at a time; a
         search whose last chunk is hit by that overruns by as much. So keep the
-        longest recent stall in hand (at most a quarter of the budget).
+        longest recent stall in hand (`timing.stall_margin_ms`: at most a share of
+        the budget).
         """
         if self.fixed_margin is not None:
             return 0.0
@@ -322,12 +380,6 @@ class MCTSPlayer(Player):
         """Seconds from `now` to the deadline, less the stall margin (budget has a deadline)."""
         assert budget.deadline is not None
         return budget.deadline - self._stall_margin(budget) - now
-
-    def _bank_plan(self, board: Board, limit: Limit) -> timing.BankPlan:
-        """(least, planned, most) ms for this move from a time bank (`timing.bank_plan`)."""
-        empty = sum(cell is None for cell in board.cells)
-        return timing.bank_plan(float(limit.bank_ms or 0.0), float(limit.increment_ms or 0.0),
-                                limit.max_bank_ms, empty, flat=self.tm == "flat")
 
     # ---- search
 
@@ -349,18 +401,21 @@ class MCTSPlayer(Player):
 
     def _run(
         self, tree: Tree, budget: Budget, stop: threading.Event, worker: int = 0,
-        quota: int | None = None,
-    ) -> int:
-        """One thread's share of the search: chunks of simulations between clock checks.
+        quota: int | None = None, gaps: Iterator[float] | None = None,
+    ) -> Generator[int, None, int]:
+        """One thread's share of the search: slices of simulations between clock checks.
+        Returns its simulations (`_finish` runs it through).
 
-        `quota` caps this thread's simulations (its share of `sims=`).
+        `quota` caps this thread's simulations (its share of `sims=`); with `gaps`
+        (seconds), it yields its simulations so far after each gap, between slices.
         """
         total = 0
         # Small first chunk when the budget is tiny: it runs before any clock check.
         chunk = 64 if budget.deadline is None or budget.ms >= 20 else 8
         per_sim_best = 1.0  # seconds: the fastest chunk's time per simulation
-        stall_cap = STALL_SHARE * budget.ms
+        stall_cap = timing.stall_margin_ms(math.inf, budget.ms)  # the most a stall counts
         last = time.perf_counter()
+        report = math.inf if gaps is None else last + next(gaps, math.inf)
         while not stop.is_set():
             if quota is not None:
                 left = quota - total
@@ -406,8 +461,16 @@ class MCTSPlayer(Player):
                             and self._decided(tree, sims_left)):
                         stop.set()
                         break  # a time bank: save the time for a move where it matters
+            elif budget.pondering:  # slices of about `PONDER_CHUNK_MS`, until the tree is full
+                if tree.used >= tree.capacity:
+                    break
+                per_sim = max((t1 - t0) / max(done, 1), 1e-7)
+                chunk = int(max(8, min(PONDER_CHUNK_MS / 1000 / per_sim, 2 * n + 8)))
             else:
                 chunk = min(chunk * 2, 4096)
+            if t1 >= report:
+                yield total
+                report = time.perf_counter() + next(gaps, math.inf)  # type: ignore[arg-type]
         return total
 
     def _extend(self, budget: Budget) -> bool:
@@ -468,51 +531,87 @@ class MCTSPlayer(Player):
             status = np.where(status == mt.UNKNOWN, s2, status)
         return actions, visits, wins, status
 
-    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+    def search(self, board: Board, limit: Limit | None = None,
+               stop: threading.Event | None = None,
+               gaps: Iterable[float] = ()) -> Iterator[Snapshot]:
+        """Search `board` (the tree kept from earlier moves where it can be) within the
+        move's budget (`limit`, and this player's own options: `timing.move_budget`)
+        until it is spent, `stop` is set or the root is proven; yield a `Snapshot`
+        after each gap of `gaps` (seconds) and a last one (``done``) at the end.
+        Closing the generator stops the search. `choose`, analyses and self-play all
+        search through this.
+
+        >>> player = MCTSPlayer(sims=300, seed=1)
+        >>> [(s.done, s.sims) for s in player.search(Board())]
+        [(True, 300)]
+        """
         start = time.perf_counter()
-        pondered, self._pondered = self._pondered, 0
-        budget = self._budget(board, limit, start)
+        budget = self._budget(board, limit or Limit(), start)
         self._stall_ms *= STALL_DECAY
         self._early_best = None
         self._root(board)
-        stop = threading.Event()  # set by the first thread that decides the search is over
         if self.threads == 1:
-            sims = self._run(self.trees[0], budget, stop, 0, budget.sims)
+            jobs = [(self.trees[0], 0)]
+        elif len(self.trees) == 1:  # tree parallelism: every thread on the one tree
+            jobs = [(self.trees[0], w) for w in range(self.threads)]
         else:
+            jobs = [(tree, 0) for tree in self.trees]
+        return self._drive(jobs, budget, stop or threading.Event(), start, iter(gaps))
+
+    def _drive(self, jobs: list[tuple[Tree, int]], budget: Budget, stop: threading.Event,
+               start: float, gaps: Iterator[float]) -> Iterator[Snapshot]:
+        """Run `jobs` (tree, worker), the first in this thread (which yields the
+        snapshots), the others in the pool; `stop` ends them all."""
+        # `sims` counts all threads' simulations: split it exactly
+        quotas: list[int | None] = [None] * len(jobs)
+        if budget.sims is not None:
+            q, r = divmod(budget.sims, len(jobs))
+            quotas = [q + (i < r) for i in range(len(jobs))]
+        futures = []
+        if len(jobs) > 1:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.threads)
-            if len(self.trees) == 1:  # tree parallelism: every thread on the one tree
-                jobs = [(self.trees[0], w) for w in range(self.threads)]
-            else:
-                jobs = [(tree, 0) for tree in self.trees]
-            # `sims` counts all threads' simulations: split it exactly
-            quotas: list[int | None] = [None] * self.threads
-            if budget.sims is not None:
-                q, r = divmod(budget.sims, self.threads)
-                quotas = [q + (i < r) for i in range(self.threads)]
-            futures = [
-                self._pool.submit(self._run, tree, budget, stop, w, quota)
-                for (tree, w), quota in zip(jobs, quotas, strict=True)
-            ]
-            try:
-                sims = sum(f.result() for f in futures)
-            except BaseException:  # Ctrl-C while waiting: the workers stop too
-                stop.set()
-                raise
-        actions, visits, wins, status = self._merged()
-        if len(actions) == 0:  # no time for even one expansion
+                self._pool = ThreadPoolExecutor(self.threads - 1)
+            futures = [self._pool.submit(_finish, self._run(tree, budget, stop, w, quota))
+                       for (tree, w), quota in zip(jobs[1:], quotas[1:], strict=True)]
+        (tree, worker), quota = jobs[0], quotas[0]
+        run = self._run(tree, budget, stop, worker, quota, gaps)
+        sims = 0
+        try:
+            while True:
+                try:
+                    sims = next(run)
+                except StopIteration as end:
+                    sims = end.value
+                    break
+                # the other threads' simulations are counted at the end: guessed here
+                yield self._snapshot(sims * len(jobs), start, False)
+        except BaseException:  # Ctrl-C, or a caller that stops reading: all threads stop
+            stop.set()
+            raise
+        finally:
+            sims += sum(f.result() for f in futures)
+        yield self._snapshot(sims, start, True)
+
+    def _snapshot(self, sims: int, start: float, done: bool) -> Snapshot:
+        tree = self.trees[0]
+        return Snapshot(sims, time.perf_counter() - start, done, self._merged(),
+                        int(tree.arrays.status[tree.root]))
+
+    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        pondered, self._pondered = self._pondered, 0
+        *_, last = self.search(board, limit)
+        best = last.best
+        if best is None:  # no time for even one expansion
             move = next(iter(board.legal_moves))
-            return PlayResult(move, {"sims": sims, "pondered": pondered,
-                                     "ms": 1000 * (time.perf_counter() - start)})
-        i = mt.best_of(visits, status)
-        best = _move_stat(actions[i], visits[i], wins[i], status[i])
+            return PlayResult(move, {"sims": last.sims, "pondered": pondered,
+                                     "ms": 1000 * last.seconds})
         info = {
-            "sims": sims,
+            "sims": last.sims,
             "visits": best.visits,
             "value": best.value,  # expected score for the side to move, 0..1 (a draw: `draw`)
             "proven": best.proven,
             "pv": [str(m) for m in self.principal_variation()],
-            "ms": 1000 * (time.perf_counter() - start),
+            "ms": 1000 * last.seconds,
             "nodes": sum(t.used for t in self.trees),
             "pondered": pondered,
         }
@@ -523,30 +622,18 @@ class MCTSPlayer(Player):
         until `stop` is set, the root is proven, the tree is full or `sims` simulations
         are done; the next move keeps the subtree of the reply played. The simulations run.
 
-        Chunks of about `PONDER_CHUNK_MS` between looks at `stop`, so a request waits
+        Slices of about `PONDER_CHUNK_MS` between looks at `stop`, so a request waits
         no longer than that for the search to be free."""
         if board.is_game_over() or stop.is_set():
             return 0
         # moving the root may compact the tree (one call, not stopped midway): it would
         # otherwise be done on the clock, at the next move
         self._root(board)
-        tree = self.trees[0]
-        total, n = 0, 64
-        while not stop.is_set() and tree.used < tree.capacity:
-            if sims is not None:
-                n = min(n, sims - total)
-                if n <= 0:
-                    break
-            t0 = time.perf_counter()
-            done = tree.search(n, self.c, self.policy, self.solver, 0, self.net, self.mix,
-                               self.draw)
-            per_sim = max((time.perf_counter() - t0) / max(done, 1), 1e-7)
-            total += done
-            if done < n:  # root proven
-                break
-            n = int(max(8, min(PONDER_CHUNK_MS / 1000 / per_sim, 2 * n + 8)))
-        self._pondered += total
-        return total
+        budget = Budget(None, sims, pondering=True)
+        *_, last = self._drive([(self.trees[0], 0)], budget, stop, time.perf_counter(),
+                               iter(()))
+        self._pondered += last.sims
+        return last.sims
 
     # ---- what the last search found (for analysis)
 
@@ -567,9 +654,23 @@ class MCTSPlayer(Player):
             return []
         return [Move.from_action(int(actions[mt.best_of(visits, status)]))]
 
+    def line(self, move: Move, limit: int = 20) -> list[Move]:
+        """The line the last search expects after `move` at its root, `move` first
+        (the first tree's view), at most `limit` moves."""
+        return [Move.from_action(a) for a in self.trees[0].line(move.action, limit)]
+
     def __del__(self) -> None:
         if getattr(self, "_pool", None) is not None:
             self._pool.shutdown(wait=False)
 
 
-__all__ = ["MCTSPlayer", "MoveStat", "Tree"]
+def _finish(run: Generator[int, None, int]) -> int:
+    """Run one thread's search (`MCTSPlayer._run`) to its end: its simulations."""
+    while True:
+        try:
+            next(run)
+        except StopIteration as end:
+            return end.value
+
+
+__all__ = ["MCTSPlayer", "MoveStat", "Snapshot", "Tree"]

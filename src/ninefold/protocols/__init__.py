@@ -21,25 +21,17 @@ from typing import Any
 
 from ninefold.players.player import Player
 from ninefold.protocols.aigames import AIGamesConnection, AIGamesRunner
-from ninefold.protocols.clock import Clock, TimeControl
+from ninefold.protocols.clock import PROTOCOLS, Clock, TimeControl
 from ninefold.protocols.codingame import CodinGameConnection, CodinGameRunner
 from ninefold.protocols.connection import Bot, BotConnection, BotFault
 from ninefold.protocols.process import BotCommand, BotProcess, BotStartError
 from ninefold.protocols.riddles import RiddlesConnection, RiddlesRunner
 from ninefold.protocols.runner import BotRunner
 
-PROTOCOLS = ("aigames", "riddles", "codingame")
-
 _CONNECTIONS: dict[str, type[BotConnection]] = {
-    "aigames": AIGamesConnection,
-    "riddles": RiddlesConnection,
-    "codingame": CodinGameConnection,
-}
+    kind.protocol: kind for kind in (AIGamesConnection, RiddlesConnection, CodinGameConnection)}
 _RUNNERS: dict[str, type[BotRunner]] = {
-    "aigames": AIGamesRunner,
-    "riddles": RiddlesRunner,
-    "codingame": CodinGameRunner,
-}
+    kind.protocol: kind for kind in (AIGamesRunner, RiddlesRunner, CodinGameRunner)}
 
 
 def check_protocol(name: str) -> str:

@@ -111,7 +111,9 @@ class AIGamesRunner(BotRunner):
 
     def __init__(self, player: Player, rules: Rules | str = "standard", **kw) -> None:
         super().__init__(player, rules, **kw)
-        self.settings: dict[str, str] = {"timebank": "10000", "time_per_move": "500"}
+        platform = TimeControl.for_protocol(self.protocol)  # until the settings say
+        self.settings: dict[str, str] = {"timebank": str(platform.bank_ms),
+                                         "time_per_move": str(platform.increment_ms)}
         self.field: str | None = None
         self.macroboard: str | None = None
         self.arrived: float | None = None  # when the first line since the last answer came
@@ -156,8 +158,8 @@ class AIGamesRunner(BotRunner):
             return self.emergency_answer()
         if board.is_game_over() or not list(board.legal_moves):
             return self.emergency_answer()
-        increment = float(self.settings.get("time_per_move", "500"))
-        top = float(self.settings.get("timebank", "10000"))  # the bank starts full
+        increment = float(self.settings["time_per_move"])
+        top = float(self.settings["timebank"])  # the bank starts full
         start = self.arrived if self.arrived is not None else time.monotonic()
         limit, hard = self.bank_budget(max(1.0, bank_ms - self.startup_ms(start)), increment,
                                        max(top, bank_ms))

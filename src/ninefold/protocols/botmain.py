@@ -22,7 +22,7 @@ from typing import NamedTuple, NoReturn
 from ninefold import timing
 from ninefold.players import check_name, strongest_spec
 from ninefold.protocols import check_protocol, runner
-from ninefold.protocols.clock import TimeControl
+from ninefold.protocols.clock import PROTOCOLS, TimeControl
 from ninefold.protocols.engine import Engine
 from ninefold.rules import Rules
 from ninefold.system import memory_limit_mb
@@ -39,7 +39,7 @@ class BotOption(NamedTuple):
 
 
 OPTIONS = (
-    BotOption("protocol", "aigames, riddles or codingame.", required=True),
+    BotOption("protocol", f"{', '.join(PROTOCOLS[:-1])} or {PROTOCOLS[-1]}.", required=True),
     BotOption("player", "Player spec (default: strongest; it loads in the background, an "
                         "opening book and the naive player answer meanwhile; on a time "
                         "bank with nodes=8000000 unless it says nodes=, memory allowing)."),

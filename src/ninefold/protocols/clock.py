@@ -84,10 +84,13 @@ class TimeControl:
 
     @classmethod
     def for_protocol(cls, protocol: str | None) -> TimeControl:
-        """The platform's own time control (no allowances)."""
-        if protocol == "codingame":
-            return cls(turn_ms=100, first_turn_ms=1000)
-        return cls()
+        """The platform's own time control (no allowances; `PLATFORMS`), the default
+        time bank for an unknown protocol.
+
+        >>> print(TimeControl.for_protocol("codingame"), TimeControl.for_protocol("riddles"))
+        turn=100,first=1000 bank=10000,inc=500
+        """
+        return PLATFORMS.get(protocol or "", cls())
 
     @classmethod
     def parse(cls, text: str, base: TimeControl | None = None) -> TimeControl:
@@ -99,7 +102,7 @@ class TimeControl:
         Raises `OptionError` (a ValueError) with the reason.
         """
         name = text.strip().lower()
-        if name in ("aigames", "riddles", "codingame"):
+        if name in PLATFORMS:
             return cls.for_protocol(name)
         values = SCHEMA.parse(text)
         names = {key: field for key, field, _, _ in _KEYS}
@@ -134,6 +137,15 @@ class TimeControl:
                 continue
             parts.append(f"{by_field[f.name]}={value}")
         return ",".join(parts)
+
+
+# Each protocol's platform and its time control: the one list of the protocols' names.
+PLATFORMS: dict[str, TimeControl] = {
+    "aigames": TimeControl(),  # a 10 s bank, 500 ms a move
+    "riddles": TimeControl(),
+    "codingame": TimeControl(turn_ms=100, first_turn_ms=1000),
+}
+PROTOCOLS = tuple(PLATFORMS)
 
 
 class Clock:

@@ -72,10 +72,12 @@ class CodinGameRunner(BotRunner):
     protocol = "codingame"
 
     def __init__(self, player: Player, rules: Rules | str = "codingame",
-                 first_turn_ms: float = 1000.0, turn_ms: float = 100.0, **kw) -> None:
+                 first_turn_ms: float | None = None, turn_ms: float | None = None,
+                 **kw) -> None:
         super().__init__(player, rules, **kw)
-        self.first_turn_ms = first_turn_ms
-        self.turn_ms = turn_ms
+        platform = TimeControl.for_protocol(self.protocol)  # the times not given
+        self.first_turn_ms = float(first_turn_ms or platform.turn_ms_for(0))
+        self.turn_ms = float(turn_ms or platform.turn_ms_for(1))
 
     def run(self) -> int:
         self.stalls.start()  # the first turns' safety sees the stalls of the start too

@@ -18,6 +18,12 @@ not wait while the child compiles (an empty cache, about 20 s: nothing is
 gained by waiting). Once the search is ready it plays
 every later move; if its process ends, the fallback plays on.
 
+The engine is a `search_process.Relay`: it hands on when a request came
+(`play_since`), and the search's process takes the time spent since off the
+move's clock, once, just before it searches; a request that waits for the
+search to load waits from that same moment, for the move's budget as a player
+plans it (`timing.move_budget`).
+
 When it becomes ready, one line on stderr says so and how long it took. A
 player spec that cannot be made is reported through `on_error` (the bot
 command ends the process with the message).
@@ -35,11 +41,11 @@ from typing import Any, TextIO
 from ninefold import timing
 from ninefold.players.book import BookPlayer
 from ninefold.players.player import Limit, Player, PlayResult
-from ninefold.protocols.search_process import COMMAND, SearchGone, SearchProcess
+from ninefold.protocols.search_process import COMMAND, Relay, SearchGone, SearchProcess
 from ninefold.rules import Board, Rules
 
 
-class Engine(Player):
+class Engine(Relay):
     """The player `spec`, loaded in a child process (`command`: how to start it, see
     `SearchProcess`; `defaults`: options where the spec gives none, see `make_player`);
     `fallback` answers until it is ready."""
@@ -55,7 +61,7 @@ class Engine(Player):
         self.log = log
         self.on_error = on_error
         self.search = SearchProcess(spec, self.rules, tuple(command), defaults)
-        self.player: Player | None = None
+        self.player: SearchProcess | None = None
         self.error: Exception | None = None
         self.load_s: float | None = None
         self._ready = threading.Event()
@@ -137,26 +143,25 @@ class Engine(Player):
         """End the search's process (it also ends with this one)."""
         self.search.close()
 
-    def _choose(self, board: Board, limit: Limit) -> PlayResult:
-        t0 = time.monotonic()
+    def play_since(self, board: Board, limit: Limit, since: float) -> PlayResult:
+        """The search's move (`limit` counted from `since`, a `time.monotonic()` value,
+        taken off in the search's process), or the fallback's."""
         if not self.ready and self._thread is not None and not self.fallback_knows(board):
             wait_ms = _think_ms(board, limit) - timing.LOADING_MARGIN_MS
-            self._settled.wait(max(0.0, wait_ms) / 1000.0)
+            self._settled.wait(max(0.0, since + wait_ms / 1000.0 - time.monotonic()))
         player = self.player
         if player is not None:
             with contextlib.suppress(SearchGone):
-                return player.play(board, limit.spent(1000.0 * (time.monotonic() - t0)))
+                return player.play_since(board, limit, since)
         result = self.fallback.play(board, limit)
         result.info["engine"] = "fallback" if self.ready else "loading"  # ended, or not yet
         return result
 
 
 def _think_ms(board: Board, limit: Limit) -> float:
-    """About how long this move may take: the move's time, or a bank's planned share."""
-    if limit.move_ms is not None:
-        return limit.move_ms
-    if limit.bank_ms is not None:
-        empty = sum(cell is None for cell in board.cells)
-        return timing.bank_plan(limit.bank_ms, limit.increment_ms or 0.0, limit.max_bank_ms,
-                                empty).think_ms
-    return timing.DEFAULT_PLAYER_MS
+    """About how long this move may take (`timing.move_budget`, as a player plans it)."""
+    budget = timing.move_budget(move_ms=limit.move_ms, bank_ms=limit.bank_ms,
+                                increment_ms=limit.increment_ms or 0.0,
+                                max_bank_ms=limit.max_bank_ms,
+                                empty=sum(cell is None for cell in board.cells))
+    return budget.think_ms or timing.DEFAULT_PLAYER_MS

@@ -26,7 +26,7 @@ from typing import Any, TextIO
 from ninefold import timing
 from ninefold.players.player import Limit, Player
 from ninefold.protocols import engine
-from ninefold.protocols.search_process import warm_up_player
+from ninefold.protocols.search_process import play_since, warm_up_player
 from ninefold.rules import Board, Move, Rules
 from ninefold.system import process_age_s
 
@@ -205,8 +205,7 @@ class BotRunner(ABC):
             self._busy.set()
             box["began_at"] = time.monotonic()
             try:
-                spent_ms = 1000.0 * (time.monotonic() - t0)
-                box["move"] = self.player.play(board.copy(), limit.spent(spent_ms)).move
+                box["move"] = play_since(self.player, board.copy(), limit, t0).move
             except Exception as exc:
                 box["error"] = exc
             finally:

@@ -12,10 +12,11 @@ The two ends exchange pickled tuples on the child's stdin and stdout (whatever e
 the child prints goes to its stderr, the bot's log):
 
 - to the child: ``("load", spec, rules, defaults)`` first (`defaults` as
-  `make_player`'s), then ``("play", id, board, limit, sent_at)`` (``sent_at``,
-  `time.monotonic()` in the bot: the child counts the pipe's time against the
-  limit) and ``("new_game",)``; a player that `ponders` searches on
-  between them, from the position after its move, until the next message comes;
+  `make_player`'s), then ``("play", id, board, limit, since)`` (``since``,
+  `time.monotonic()` in the bot when the request came: the child takes the time
+  spent since, the pipe's included, off the limit, once: `play_since`) and
+  ``("new_game",)``; a player that `ponders` searches on between them, from the
+  position after its move, until the next message comes;
 - from the child: ``("compiling",)`` when the search is not in numba's cache (it
   compiles, 10-20 s), ``("ready", seconds, defaulted)`` (the defaults the player
   took, as `Player.defaulted`; none if it could not load with them) or
@@ -39,10 +40,11 @@ import subprocess
 import sys
 import threading
 import time
+from abc import abstractmethod
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-from ninefold.players.player import Limit, Player, PlayResult
+from ninefold.players.player import GameOverError, Limit, Player, PlayResult
 from ninefold.players.registry import make_player
 from ninefold.players.warmup import reporting
 from ninefold.protocols.process import end_with_parent
@@ -67,10 +69,37 @@ def warm_up_player(player: Player, rules: Rules) -> None:
     gc.freeze()
 
 
+def play_since(player: Player, board: Board, limit: Limit, since: float) -> PlayResult:
+    """`player`'s move on `board` with `limit`, a clock that has run since `since` (a
+    `time.monotonic()` value: every process of this computer shares that clock). The
+    time spent is taken off here, once, just before the search: a `Relay` hands
+    `since` on to the process where its search runs, which takes it off there.
+
+    >>> from ninefold.players.naive import NaivePlayer
+    >>> play_since(NaivePlayer(), Board(), Limit(move_ms=100), time.monotonic()).move.action >= 0
+    True
+    """
+    if isinstance(player, Relay):
+        return player.play_since(board, limit, since)
+    return player.play(board, limit.spent(1000.0 * (time.monotonic() - since)))
+
+
+class Relay(Player):
+    """A player whose search runs elsewhere (another process): it passes on since when
+    the clock has run (`play_since`) instead of taking the time off itself."""
+
+    @abstractmethod
+    def play_since(self, board: Board, limit: Limit, since: float) -> PlayResult:
+        """The move on `board`, `limit` counted from `since` (`time.monotonic()`)."""
+
+    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        return self.play_since(board, limit, time.monotonic())
+
+
 # --- the bot's end -----------------------------------------------------------------------
 
 
-class SearchProcess(Player):
+class SearchProcess(Relay):
     """The player `spec` in a child process (`command`, default `COMMAND`: Python
     calling `main`, which gets this process's pid). `start` launches it and sends what to load;
     `messages` yields what it says until it ends (one thread reads them: the answers
@@ -123,10 +152,12 @@ class SearchProcess(Player):
         with contextlib.suppress(SearchGone):
             self._send(("new_game",))
 
-    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+    def play_since(self, board: Board, limit: Limit, since: float) -> PlayResult:
+        if board.is_game_over():
+            raise GameOverError(f"{self.spec}: the game is over, there is no move to choose")
         self._asked += 1
         asked = self._asked
-        self._send(("play", asked, board, limit, time.monotonic()))
+        self._send(("play", asked, board, limit, since))
         while True:
             answer = self._answers.get()
             if answer is None:
@@ -208,11 +239,10 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
             if message[0] == "new_game":
                 player.new_game()
             elif message[0] == "play":
-                _, number, board, limit, sent_at = message
+                _, number, board, limit, since = message
                 result: PlayResult | None = None
                 try:
-                    result = player.play(board,
-                                         limit.spent(1000.0 * (time.monotonic() - sent_at)))
+                    result = play_since(player, board, limit, since)
                 except Exception as exc:
                     send(("failed", number, f"{type(exc).__name__}: {exc}"))
                 else:

@@ -7,13 +7,13 @@ analyses at once in the whole server (default `default_slots`: the CPUs less
 one, at most `MAX_SLOTS`, so the computer's moves keep a core). A request
 beyond that waits its turn, first come first served, and is told so.
 
-One analysis is one search that goes on: the worker sets the root with a first
-short `MCTSPlayer.play` (which starts a fresh tree), then keeps calling the
-same tree's `Tree.search` in chunks of about `CHUNK_S`, reading its pipe
-between chunks for a stop. It sends a snapshot after the first slice, then at
-gaps growing from `FIRST_GAP_S` to `MAX_GAP_S`, and a last one (``done``) when
-the time is up or the root is proven. So a stop is obeyed within a chunk (the
-first slice, at most `FIRST_SLICE_MS`, excepted), however long the search.
+One analysis is one search that goes on (`MCTSPlayer.search`, from a fresh
+tree, by the player `Analyst.player`, default `PLAYER`: the pure search; any
+MCTS spec, ``mcts:net=default`` with the network): the worker sends a snapshot
+after the first slice (`FIRST_SLICE_MS`), then at gaps growing from
+`FIRST_GAP_S` to `MAX_GAP_S`, and a last one (``done``) when the time is up or
+the root is proven. A thread reads the worker's pipe meanwhile, so a stop is
+obeyed within a slice of the search (about a millisecond), however long it is.
 
 Routes (`router`; `mount` adds them and the analyst to an app):
 
@@ -35,9 +35,10 @@ import itertools
 import json
 import math
 import os
-import time
+import queue
+import threading
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing import get_context
 from multiprocessing.connection import Connection
@@ -49,7 +50,7 @@ from pydantic import BaseModel, Field
 
 from ninefold.players.player import Limit
 from ninefold.protocols.process import end_with_parent
-from ninefold.rules import Board, Move
+from ninefold.rules import Board
 from ninefold.system import usable_cpus
 from ninefold.web.games import side
 
@@ -60,8 +61,8 @@ TOP_MOVES = 8  # moves in a snapshot
 PV_PLIES = 12  # the longest line shown for a move
 FIRST_SLICE_MS = 100.0  # the first search, before the first snapshot
 FIRST_GAP_S, GAP_GROWTH, MAX_GAP_S = 0.2, 1.5, 2.0  # between snapshots: 0.2, 0.3, ... 2 s
-CHUNK_S = 0.01  # search between two looks at the pipe
-NODES = 2_000_000  # tree capacity of a worker's player (two buffers of about 40 MB)
+PLAYER = "mcts:threads=1,nodes=2000000"  # a worker's player (one thread; its tree two
+# buffers of about 40 MB)
 STOP_WAIT_S = 30.0  # a worker that does not end its search this long after a stop is killed
 # (long: a worker just started may still be loading, or on a first run compiling, the search)
 MAX_MESSAGE_CHARS = 2000
@@ -169,27 +170,65 @@ def read_message(text: str, max_ms: float) -> Job | None:
 # --- in a worker process -------------------------------------------------------------
 
 
-def _serve(conn: Connection, searched: Any, busy: Any, server: int) -> None:
-    """A worker's life: analyses, one after another, until told to end (None) or the
-    pipe closes. Every analysis ends with ``("end", ident, error or None)``."""
-    end_with_parent(server)
-    from ninefold.players.mcts import MCTSPlayer  # the worker's own imports: numba
+class _Inbox:
+    """A worker's end of the pipe, read by a thread of its own while the search runs:
+    a stop for the analysis under way (or the end of the worker) halts it at once."""
 
-    player = MCTSPlayer(threads=1, nodes=NODES)
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.messages: queue.Queue[Any] = queue.Queue()
+        self.current = 0  # the analysis under way
+        self.halt = threading.Event()  # set to stop it
+        self.halted = False  # it was told to stop
+        threading.Thread(target=self._read, name="analysis-inbox", daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                message = None
+            if message is None or (message[0] == "stop" and message[1] == self.current):
+                self.halted = True
+                self.halt.set()
+            self.messages.put(message)
+            if message is None:
+                return
+
+    def begin(self, ident: int) -> threading.Event:
+        """The analysis `ident` starts: the event that stops it."""
+        self.current, self.halted = ident, False
+        self.halt = threading.Event()
+        return self.halt
+
+
+def _serve(conn: Connection, searched: Any, busy: Any, server: int, spec: str) -> None:
+    """A worker's life: analyses with the player `spec` (an MCTS player), one after
+    another, until told to end (None) or the pipe closes. Every analysis ends with
+    ``("end", ident, error or None)``."""
+    end_with_parent(server)
+    from ninefold.players import make_player  # the worker's own imports: numba
+    from ninefold.players.mcts import MCTSPlayer
+
+    inbox = _Inbox(conn)
+    player: Any = None
     while True:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):
-            return
+        message = inbox.messages.get()
         if message is None:
             return
         if message[0] != "analyze":
             continue  # a stop for an analysis that had already ended
         _, ident, position, ms = message
-        error, quit_ = None, False
+        halt = inbox.begin(ident)
+        error = None
         busy.value = 1
         try:
-            quit_ = _search(conn, player, ident, position, ms, searched)
+            if player is None:
+                player = make_player(spec)
+                if not isinstance(player, MCTSPlayer):
+                    player = None
+                    raise ValueError(f"{spec} is not an MCTS player")
+            _search(conn, player, ident, position, ms, searched, halt, inbox)
         except Exception as exc:
             error = f"the analysis failed: {exc}"
         finally:
@@ -198,84 +237,45 @@ def _serve(conn: Connection, searched: Any, busy: Any, server: int) -> None:
             conn.send(("end", ident, error))
         except (BrokenPipeError, OSError):
             return
-        if quit_:
-            return
+
+
+def _gaps(ms: float) -> Iterator[float]:
+    """Seconds between snapshots: the first slice, then gaps growing to `MAX_GAP_S`."""
+    yield min(FIRST_SLICE_MS, ms) / 1000
+    gap = FIRST_GAP_S
+    while True:
+        yield gap
+        gap = min(gap * GAP_GROWTH, MAX_GAP_S)
 
 
 def _search(conn: Connection, player: Any, ident: int, position: str, ms: float,
-            searched: Any) -> bool:
-    """One analysis, its snapshots sent on `conn`; True if told to end the worker."""
-    from ninefold.players import mcts_tree as mt
-
+            searched: Any, halt: threading.Event, inbox: _Inbox) -> None:
+    """One analysis (`MCTSPlayer.search`), its snapshots sent on `conn`, the last
+    (``done``) unless it was told to stop."""
     board = Board.from_position(position)
-    start = time.perf_counter()
-    deadline = start + ms / 1000
-    player.new_game()  # a fresh tree: the first play sets the root
-    first = player.play(board, Limit(move_ms=min(FIRST_SLICE_MS, ms)))
-    sims = int(first.info["sims"])
-    searched.value += sims
-    tree = player.trees[0]
-    gap = FIRST_GAP_S
-    report = time.perf_counter()  # the first snapshot: now
-    chunk = 256
-    while True:
-        now = time.perf_counter()
-        proven = tree.arrays.status[tree.root] != mt.UNKNOWN
-        if proven or now >= deadline:
-            conn.send(("snapshot", ident, _snapshot(player, board, sims, now - start, True)))
-            return False
-        if now >= report:
-            conn.send(("snapshot", ident, _snapshot(player, board, sims, now - start, False)))
-            report = now + gap
-            gap = min(gap * GAP_GROWTH, MAX_GAP_S)
-        if conn.poll():
-            message = conn.recv()
-            if message is None:
-                return True
-            if message[0] == "stop" and message[1] == ident:
-                return False
-        t0 = time.perf_counter()
-        done = tree.search(chunk, player.c, player.policy, player.solver)
-        t1 = time.perf_counter()
-        sims += done
-        searched.value += done
-        per_sim = max((t1 - t0) / max(done, 1), 1e-8)
-        left = max(min(deadline, report) - t1, 0.0)
-        chunk = min(int(max(16, min(CHUNK_S, left) / per_sim)), 4 * max(done, 16))
+    player.new_game()  # a fresh tree
+    counted = 0
+    for snap in player.search(board, Limit(move_ms=ms), halt, _gaps(ms)):
+        searched.value += snap.sims - counted
+        counted = snap.sims
+        if snap.done and inbox.halted:
+            return
+        conn.send(("snapshot", ident, _snapshot(player, board, snap)))
 
 
-def _snapshot(player: Any, board: Board, sims: int, seconds: float, done: bool,
-              ) -> dict[str, Any]:
-    from ninefold.players import mcts_tree as mt
-
-    tree = player.trees[0]
-    arrays, root = tree.arrays, tree.root
+def _snapshot(player: Any, board: Board, snap: Any) -> dict[str, Any]:
+    """A search's `Snapshot` as the web sends it (`Snapshot` here)."""
     order = {"win": 0, None: 1, "draw": 1, "loss": 2}
-    stats = sorted(player.root_moves(), key=lambda m: (order[m.proven], -m.visits))[:TOP_MOVES]
-    moves = []
-    for stat in stats:
-        line = [stat.move.action]
-        node = mt.find_child(arrays, root, stat.move.action)
-        while node >= 0 and len(line) < PV_PLIES:
-            node = mt.best_child(arrays, node)
-            if node < 0 or (arrays.visits[node] == 0 and arrays.status[node] == mt.UNKNOWN):
-                break
-            line.append(int(arrays.move[node]))
-        moves.append({"move": str(stat.move), "visits": stat.visits,
-                      "score": round(stat.value, 4), "proven": stat.proven,
-                      "pv": [str(Move.from_action(a)) for a in line]})
-    # the root's status is for the side that moved into it: the opponent of the mover
-    status = int(arrays.status[root])
-    proven = {mt.WIN_: "loss", mt.LOSS: "win", mt.DRAW: "draw"}.get(status)
-    if proven is not None:
-        value = {"win": 1.0, "draw": 0.5, "loss": 0.0}[proven]
-    else:
-        value = moves[0]["score"] if moves else 0.5
+    stats = sorted(snap.moves, key=lambda m: (order[m.proven], -m.visits))[:TOP_MOVES]
+    moves = [{"move": str(stat.move), "visits": stat.visits,
+              "score": round(stat.value, 4), "proven": stat.proven,
+              "pv": [str(m) for m in player.line(stat.move, PV_PLIES)]} for stat in stats]
+    value = snap.value if snap.proven is not None or not moves else moves[0]["score"]
     mover = side(board.turn)
     x = value if mover == "x" else 1.0 - value
     return {"type": "analysis", "position": board.position(), "turn": mover,
-            "ms": round(1000 * seconds, 1), "sims": sims, "done": done,
-            "x": round(x, 4), "o": round(1.0 - x, 4), "proven": proven, "moves": moves}
+            "ms": round(1000 * snap.seconds, 1), "sims": snap.sims, "done": snap.done,
+            "x": round(x, 4), "o": round(1.0 - x, 4), "proven": snap.proven, "moves": moves}
 
 
 # --- in the server -------------------------------------------------------------------
@@ -288,8 +288,9 @@ class WorkerGone(Exception):
 class _Worker:
     """One worker process (started when first needed) and the server's end of its pipe."""
 
-    def __init__(self) -> None:
+    def __init__(self, spec: str) -> None:
         ctx = get_context("spawn")
+        self.spec = spec
         self.searched = ctx.Value("q", 0, lock=False)  # the worker's simulations, in all
         self.busy = ctx.Value("b", 0, lock=False)  # 1 while the worker searches
         self.process: BaseProcess | None = None
@@ -302,7 +303,8 @@ class _Worker:
         ctx = get_context("spawn")
         mine, theirs = ctx.Pipe()
         process = ctx.Process(target=_serve,
-                              args=(theirs, self.searched, self.busy, os.getpid()),
+                              args=(theirs, self.searched, self.busy, os.getpid(),
+                                    self.spec),
                               name="ninefold-analysis", daemon=True)
         try:
             process.start()
@@ -373,12 +375,15 @@ class _Waiter:
 
 
 class Analyst:
-    """Analyses in worker processes: at most `slots` at once, each at most `max_ms`."""
+    """Analyses in worker processes: at most `slots` at once, each at most `max_ms`, by
+    the MCTS player `player` (a spec; ``mcts:net=default`` searches with the network)."""
 
-    def __init__(self, slots: int | None = None, max_ms: float = MAX_MS) -> None:
+    def __init__(self, slots: int | None = None, max_ms: float = MAX_MS,
+                 player: str = PLAYER) -> None:
         self.slots = slots or default_slots()
         self.max_ms = max_ms
-        self._workers = [_Worker() for _ in range(self.slots)]
+        self.player = player
+        self._workers = [_Worker(player) for _ in range(self.slots)]
         self._free: deque[_Worker] = deque(self._workers)
         self._queue: deque[_Waiter] = deque()
         self._ids = itertools.count(1)
