@@ -11,8 +11,10 @@ from fastapi.testclient import TestClient
 
 from ninefold.rules import Mark, Move
 from ninefold.web.app import create_app
+from ninefold.web.clock import CLOCKS, Clock
 from ninefold.web.computer import Computer
-from ninefold.web.games import CLOCKS, Clock, Mode, Stale, WebGame
+from ninefold.web.errors import Stale
+from ninefold.web.games import Mode, WebGame
 
 
 def online(clock: Clock) -> tuple[WebGame, dict[str, str]]:
