@@ -20,7 +20,7 @@ from ninefold.rules import Board, Move
 from ninefold.web.analysis import MAX_MS, MIN_MS, AnalysisError, Analyst, check_ms
 from ninefold.web.app import create_app
 from ninefold.web.computer import Computer
-from ninefold.web.games import side
+from ninefold.web.notation import side
 
 START = Board().position()
 AFTER_E5 = "standard 9/9/9/9/4x4/9/9/9/9 o 4 ........."

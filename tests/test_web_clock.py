@@ -12,7 +12,9 @@ from fastapi.testclient import TestClient
 from ninefold.rules import Mark, Move
 from ninefold.web.app import create_app
 from ninefold.web.computer import Computer
-from ninefold.web.games import CLOCKS, Mode, Stale, WebGame, WebTimeControl
+from ninefold.web.errors import Stale
+from ninefold.web.games import Mode, WebGame
+from ninefold.web.time_control import CLOCKS, WebTimeControl
 
 
 def online(clock: WebTimeControl) -> tuple[WebGame, dict[str, str]]:

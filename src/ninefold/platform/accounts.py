@@ -84,7 +84,8 @@ def _dummy_hash() -> str:
 
 
 def token_hash(token: str) -> str:
-    """The sha256 (hex) under which a session's token is stored."""
+    """The sha256 (hex) under which a session's token is stored (and a web game's seat
+    token: `ninefold.web.games`)."""
     return hashlib.sha256(token.encode()).hexdigest()
 
 

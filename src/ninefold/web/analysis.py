@@ -52,7 +52,7 @@ from ninefold.players.player import Limit
 from ninefold.protocols.process import end_with_parent
 from ninefold.rules import Board
 from ninefold.system import usable_cpus
-from ninefold.web.games import side
+from ninefold.web.notation import side
 
 MAX_MS = 10_000.0  # the longest analysis a request gets (and the default)
 MIN_MS = 50.0  # a shorter one is made this long
@@ -288,7 +288,7 @@ class WorkerGone(Exception):
 class _Worker:
     """One worker process (started when first needed) and the server's end of its pipe."""
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str = PLAYER) -> None:
         ctx = get_context("spawn")
         self.spec = spec
         self.searched = ctx.Value("q", 0, lock=False)  # the worker's simulations, in all

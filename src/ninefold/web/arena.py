@@ -3,7 +3,8 @@
 When the server's database is an arena results database (``ninefold serve --db
 results.sqlite``: the web games go into the same file, in their own table),
 these routes show what the arena played there; otherwise they answer 404.
-`router` builds them for a database; `ninefold.web.app` includes them.
+`ninefold.web.app` includes `router` and keeps the database's `ArenaResults`
+(its plot cache) on ``app.state.arena``.
 
 - ``GET /api/arena``: the games (`ArenaGames`), numbered from 1;
 - ``GET /api/arena/standings``: the standings table and the match line
@@ -20,10 +21,12 @@ import math
 import tempfile
 import threading
 from pathlib import Path
+from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
+from starlette.requests import HTTPConnection
 
 from ninefold.arena import report
 from ninefold.arena.config import RunConfig
@@ -31,7 +34,7 @@ from ninefold.arena.referee import GameResult as ArenaResult
 from ninefold.arena.standings import Standings
 from ninefold.arena.storage import Storage, StorageError
 from ninefold.rules import Board, Move, opening_moves
-from ninefold.web.games import IllegalMove, NotFound
+from ninefold.web.errors import IllegalMove, NotFound
 from ninefold.web.views import ERRORS, Replay, replay
 
 PLOTS = ("ratings", "matrix")  # the arena plots `ninefold report` draws
@@ -73,92 +76,108 @@ class ArenaStandings(BaseModel):
     plots: list[str] = Field(..., description="Plot names: /api/arena/plots/{name}.png.")
 
 
+# --- the database ----------------------------------------------------------------------
 
-# --- the routes ------------------------------------------------------------------------
 
+class ArenaResults:
+    """The arena results database `db`, read only, and its plots (drawn again only
+    when the games changed)."""
 
-def router(db: str | Path) -> APIRouter:
-    """The arena viewer's routes on the results database `db` (read only; each
-    router keeps its own plot cache)."""
-    routes = APIRouter()
+    def __init__(self, db: str | Path) -> None:
+        self.db = db
+        self._plot_lock = threading.Lock()
+        self._plots: dict[tuple[int, str], bytes] = {}
 
-    def arena_games() -> list[ArenaResult]:
+    def games(self) -> list[ArenaResult]:
         """The database's arena games, in schedule order (404: not an arena database)."""
         try:
-            with Storage(db, readonly=True) as results:
+            with Storage(self.db, readonly=True) as results:
                 return results.games()
         except StorageError:
             raise NotFound("this server's database holds no arena games") from None
 
-    def arena_run() -> tuple[RunConfig | None, Standings]:
+    def run(self) -> tuple[RunConfig | None, Standings]:
         """The run's configuration (if stored) and standings (404: not an arena database)."""
         try:
-            return report.load(db)
+            return report.load(self.db)
         except StorageError:
             raise NotFound("this server's database holds no arena games") from None
 
-    plot_lock = threading.Lock()
-    plot_cache: dict[tuple[int, str], bytes] = {}
-
-    def plot_png(name: str) -> bytes:
+    def plot_png(self, name: str) -> bytes:
         """The plot, drawn again only when the games changed (matplotlib is not
         thread-safe: one drawing at a time)."""
-        with plot_lock:
-            _, st = arena_run()
+        with self._plot_lock:
+            _, st = self.run()
             if not st.games:
                 raise NotFound("no arena games yet: nothing to plot")
             key = (len(st.games), name)
-            if key not in plot_cache:
+            if key not in self._plots:
                 with tempfile.TemporaryDirectory() as tmp:
                     for path in report.plot(st, tmp, stem="arena"):
-                        plot_cache[(key[0], path.stem.removeprefix("arena-"))] = (
+                        self._plots[(key[0], path.stem.removeprefix("arena-"))] = (
                             path.read_bytes())
-            return plot_cache[key]
+            return self._plots[key]
 
-    @routes.get("/api/arena", response_model=ArenaGames, responses=ERRORS)
-    async def arena_list() -> ArenaGames:
-        games = await asyncio.to_thread(arena_games)
-        return ArenaGames(games=[
-            ArenaGame(n=i, x=g.x, o=g.o, result=g.result, termination=str(g.termination),
-                      plies=len(g.moves)) for i, g in enumerate(games, start=1)])
 
-    @routes.get("/api/arena/standings", response_model=ArenaStandings, responses=ERRORS)
-    async def arena_standings() -> ArenaStandings:
-        cfg, st = await asyncio.to_thread(arena_run)
-        rows = [StandingsRow(rank=r.rank, player=r.name, games=r.played, wins=r.wdl[0],
-                             draws=r.wdl[1], losses=r.wdl[2], score=r.score, elo=r.elo,
-                             err=r.err if math.isfinite(r.err) else None)
-                for r in report.standings_rows(st)]
-        return ArenaStandings(
-            title=(cfg.format if cfg.name in ("", cfg.format) else f"{cfg.format} {cfg.name}")
-            if cfg else "games",
-            games=len(st.games),
-            rows=rows, match=report.head_to_head_text(st) if len(st.names) == 2 else None,
-            plots=list(PLOTS) if st.games else [])
+def arena_results(conn: HTTPConnection) -> ArenaResults:
+    """The app's arena results database (``app.state.arena``)."""
+    results: ArenaResults = conn.app.state.arena
+    return results
 
-    @routes.get("/api/arena/plots/{name}.png", responses={
-        200: {"content": {"image/png": {}}}, **ERRORS}, response_class=Response)
-    async def arena_plot(name: str) -> Response:
-        """A plot of `ninefold report`: ratings (Elo with 95% intervals) or matrix
-        (pairwise scores)."""
-        if name not in PLOTS:
-            raise NotFound(f"no plot {name!r}: there are {', '.join(PLOTS)}")
-        png = await asyncio.to_thread(plot_png, name)
-        return Response(png, media_type="image/png",
-                        headers={"Cache-Control": "no-cache"})
 
-    @routes.get("/api/arena/{n}/replay", response_model=Replay, responses=ERRORS)
-    async def arena_replay(n: int) -> Replay:
-        games = await asyncio.to_thread(arena_games)
-        if not 1 <= n <= len(games):
-            raise NotFound(f"no arena game {n} here (there are {len(games)})")
-        g = games[n - 1]
-        try:
-            moves = [Move.parse(m) for m in g.moves]
-            opening = len(opening_moves(g.opening)) if g.opening else 0
-            return replay(f"Arena game {n}", g.x, g.o, Board(g.rules), moves, opening, g.result,
-                          str(g.termination), g.reason)
-        except ValueError as exc:
-            raise IllegalMove(f"arena game {n} cannot be replayed: {exc}") from None
+Results = Annotated[ArenaResults, Depends(arena_results)]
 
-    return routes
+
+# --- the routes ------------------------------------------------------------------------
+
+router = APIRouter()
+
+
+@router.get("/api/arena", response_model=ArenaGames, responses=ERRORS)
+async def arena_list(results: Results) -> ArenaGames:
+    games = await asyncio.to_thread(results.games)
+    return ArenaGames(games=[
+        ArenaGame(n=i, x=g.x, o=g.o, result=g.result, termination=str(g.termination),
+                  plies=len(g.moves)) for i, g in enumerate(games, start=1)])
+
+
+@router.get("/api/arena/standings", response_model=ArenaStandings, responses=ERRORS)
+async def arena_standings(results: Results) -> ArenaStandings:
+    cfg, st = await asyncio.to_thread(results.run)
+    rows = [StandingsRow(rank=r.rank, player=r.name, games=r.played, wins=r.wdl[0],
+                         draws=r.wdl[1], losses=r.wdl[2], score=r.score, elo=r.elo,
+                         err=r.err if math.isfinite(r.err) else None)
+            for r in report.standings_rows(st)]
+    return ArenaStandings(
+        title=(cfg.format if cfg.name in ("", cfg.format) else f"{cfg.format} {cfg.name}")
+        if cfg else "games",
+        games=len(st.games),
+        rows=rows, match=report.head_to_head_text(st) if len(st.names) == 2 else None,
+        plots=list(PLOTS) if st.games else [])
+
+
+@router.get("/api/arena/plots/{name}.png", responses={
+    200: {"content": {"image/png": {}}}, **ERRORS}, response_class=Response)
+async def arena_plot(name: str, results: Results) -> Response:
+    """A plot of `ninefold report`: ratings (Elo with 95% intervals) or matrix
+    (pairwise scores)."""
+    if name not in PLOTS:
+        raise NotFound(f"no plot {name!r}: there are {', '.join(PLOTS)}")
+    png = await asyncio.to_thread(results.plot_png, name)
+    return Response(png, media_type="image/png",
+                    headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/api/arena/{n}/replay", response_model=Replay, responses=ERRORS)
+async def arena_replay(n: int, results: Results) -> Replay:
+    games = await asyncio.to_thread(results.games)
+    if not 1 <= n <= len(games):
+        raise NotFound(f"no arena game {n} here (there are {len(games)})")
+    g = games[n - 1]
+    try:
+        moves = [Move.parse(m) for m in g.moves]
+        opening = len(opening_moves(g.opening)) if g.opening else 0
+        return replay(f"Arena game {n}", g.x, g.o, Board(g.rules), moves, opening, g.result,
+                      str(g.termination), g.reason)
+    except ValueError as exc:
+        raise IllegalMove(f"arena game {n} cannot be replayed: {exc}") from None

@@ -30,7 +30,8 @@ from pydantic import BaseModel, Field
 from ninefold.classic.game import CELL_OF_NUMBER, ClassicBoard, View, status
 from ninefold.classic.players import PLAYERS, make_classic_player
 from ninefold.rules import IllegalMoveError, InvalidMoveError, Mark
-from ninefold.web.games import IllegalMove, maybe_side, side
+from ninefold.web.errors import IllegalMove
+from ninefold.web.notation import maybe_side, side
 from ninefold.web.views import Problem
 
 STATIC = Path(__file__).resolve().parent / "static"

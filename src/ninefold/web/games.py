@@ -1,51 +1,49 @@
 """A game on the web board: who may move for which side, and what each request may do.
 
-A `WebGame` is a board (rules, an opening, the moves since) with its seats.
-Each seat a person holds has a secret token; the server keeps only its
-SHA-256, and a request proves its seat by sending the token. Three kinds of
-game (`Mode`):
+A `WebGame` is a board (rules, an opening, the moves since) with its seats;
+it keeps its `Board`, built once when the game is made or read and changed
+with every move and take-back, so asking about the position never replays
+the game. Each seat a person holds has a secret token; the server keeps only
+its SHA-256 (`ninefold.platform.accounts.token_hash`), and a request proves
+its seat by sending the token. Three kinds of game (`Mode`):
 
 - ``computer``: the creator holds one side, a level 1-10 player the other;
 - ``local``: two people on one device, one token for both sides;
 - ``online``: each side its own token, the second handed out by link;
   anyone with the game's id may watch.
 
-An online game may have a `WebTimeControl` (a bank and an increment, the
-competition's 10 s + 500 ms among the `CLOCKS`): a side's time runs from the other side's
-move, from each side's second move on, and a side whose time runs out loses
-(`settle` notes it; the server calls it before every change and at the
-moment a time runs out).
+An online game may have a `WebTimeControl` (`ninefold.web.time_control`): a side whose time
+runs out loses (`settle` notes it; the server calls it before every change and
+at the moment a time runs out).
 
 Every change is checked here, before anything is stored: a move must be
 legal, made for the side to move by that side's seat, and based on the
 position the sender saw (`ply`), so a replayed or stale request changes
-nothing. Failures are `GameError`s carrying the HTTP status the API answers.
+nothing. Failures are the `GameError`s of `ninefold.web.errors`, carrying the
+HTTP status the API answers.
 
 >>> game, tokens = WebGame.new("g1", mode=Mode.LOCAL)
 >>> game.play(Move.parse("e5"), tokens["x"], ply=0)
->>> game.board().status()
+>>> game.board.status()
 'O to move, in board 4 (d4-f6)'
 >>> game.play(Move.parse("e5"), tokens["x"], ply=1)
 Traceback (most recent call last):
 ...
-ninefold.web.games.IllegalMove: illegal move e5: e5 is already taken by X
+ninefold.web.errors.IllegalMove: illegal move e5: e5 is already taken by X
 """
 
 from __future__ import annotations
 
 import enum
-import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, field
-from typing import Literal
 
-from ninefold.records import InvalidRecordError, read_games
+from ninefold.platform.accounts import token_hash
 from ninefold.rules import (
     Board,
     IllegalMoveError,
     InvalidMoveError,
-    InvalidPositionError,
     Mark,
     Move,
     Outcome,
@@ -53,51 +51,12 @@ from ninefold.rules import (
     Termination,
     opening_moves,
 )
+from ninefold.web.errors import Forbidden, IllegalMove, Stale
+from ninefold.web.notation import side
+from ninefold.web.time_control import TIMED_FROM_PLY, WebTimeControl
 
 LEVELS = range(1, 11)  # the computer's levels (`ninefold.players.level`)
 TOKEN_BYTES = 18  # a seat's secret: 24 URL-safe characters
-TIMED_FROM_PLY = 2  # a clock runs from this move on: each side's first move is free
-MAX_BANK_MS = 3 * 3600 * 1000
-MAX_INCREMENT_MS = 60 * 1000
-
-
-@dataclass(frozen=True)
-class WebTimeControl:
-    """A game's time control: each side starts with `bank_ms` and gains `increment_ms`
-    with each move it makes; with `capped`, the bank never grows past its start (the
-    competition's rule: increments that would overflow are lost).
-
-    >>> WebTimeControl(10_000, 500, capped=True).after(9_800.0, spent=100.0)
-    10000.0
-    >>> WebTimeControl(60_000, 1_000).after(30_000.0, spent=2_500.0)
-    28500.0
-    """
-
-    bank_ms: int
-    increment_ms: int = 0
-    capped: bool = False
-
-    def __post_init__(self) -> None:
-        if not 1000 <= self.bank_ms <= MAX_BANK_MS:
-            raise ValueError("a clock's bank must be 1 s to 3 hours")
-        if not 0 <= self.increment_ms <= MAX_INCREMENT_MS:
-            raise ValueError("a clock's increment must be 0 to 60 s")
-
-    def after(self, left: float, spent: float) -> float:
-        """The time left after a move that took `spent` ms with `left` before it."""
-        left = left - spent + self.increment_ms
-        return min(left, float(self.bank_ms)) if self.capped else left
-
-    def __str__(self) -> str:
-        text = f"{self.bank_ms / 1000:g} s + {self.increment_ms / 1000:g} s"
-        return text + " (the bank never grows past its start)" if self.capped else text
-
-
-CLOCKS = {  # the page's choices; "competition" is the seeds' 10 s bank + 500 ms a move
-    "competition": WebTimeControl(10_000, 500, capped=True),
-    "blitz": WebTimeControl(180_000, 2_000),
-    "rapid": WebTimeControl(600_000, 5_000),
-}
 
 
 class Mode(enum.Enum):
@@ -106,78 +65,12 @@ class Mode(enum.Enum):
     ONLINE = "online"
 
 
-class GameError(Exception):
-    """A request the game refuses; `status` is the HTTP status the API answers."""
-
-    status = 400
-
-
-class NotFound(GameError):
-    status = 404
-
-
-class Forbidden(GameError):
-    """No seat token, or not the token of the side that would move."""
-
-    status = 403
-
-
-class Stale(GameError):
-    """The request was made for another position (replayed, or the game moved on)."""
-
-    status = 409
-
-
-class IllegalMove(GameError):
-    status = 422
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def side(mark: Mark) -> Literal["x", "o"]:
-    """A mark as the web board writes it (JSON, seats, the database)."""
-    return "x" if mark is Mark.X else "o"
-
-
-def maybe_side(mark: Mark | None) -> Literal["x", "o"] | None:
-    """`side`, or None for no mark (no winner, no draw offer, ...)."""
-    return None if mark is None else side(mark)
-
-
-def read_start(text: str) -> Board:
-    """The board a pasted position string or game record describes, its moves on its
-    move stack; ValueError saying what is wrong with it.
-
-    >>> read_start("standard 9/9/9/9/4x4/9/9/9/9 o 4 .........").status()
-    'O to move, in board 4 (d4-f6)'
-    >>> [str(m) for m in read_start('[Rules "standard"]\\n1. e5 e4 *').move_stack]
-    ['e5', 'e4']
-    """
-    text = text.strip()
-    fields = text.split()
-    if len(fields) == 5 and "/" in fields[1] and not text.startswith("["):
-        try:
-            return Board.from_position(text)
-        except InvalidPositionError as exc:
-            raise ValueError(f"not a position: {exc}") from None
-    try:
-        games = list(read_games(text))
-        if len(games) != 1:
-            raise ValueError(f"paste one game, not {len(games)}" if games else
-                             "paste a position string or a game record")
-        return games[0].board()
-    except (InvalidRecordError, IllegalMoveError, InvalidMoveError,
-            InvalidPositionError) as exc:
-        raise ValueError(f"not a game record or a position: {exc}") from None
-
-
 @dataclass
 class WebGame:
     """A game and its seats. `seats` maps ``"x"``/``"o"`` to a token's hash, or to
     None for the computer's side (and, in an online game, a seat no one took yet has
-    its hash too: the link holds its token)."""
+    its hash too: the link holds its token). `moves` and `board` change only through
+    the methods, together."""
 
     id: str
     mode: Mode
@@ -196,6 +89,16 @@ class WebGame:
     running_since: float | None = None  # when the side to move's time began to run
     flagged: Mark | None = None  # the side whose time ran out
     start: str | None = None  # the position string the game began from (None: the rules')
+    _board: Board = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """Build the position now once (the start or the opening, then the moves);
+        ValueError for an opening the rules do not have or a move that is illegal."""
+        board = (Board.from_position(self.start) if self.start else
+                 Board(self.rules, opening=self.opening))
+        for move in self.moves:
+            board.push(move)
+        self._board = board
 
     @classmethod
     def new(cls, game_id: str, mode: Mode = Mode.COMPUTER, rules: Rules | str = "standard",
@@ -204,8 +107,9 @@ class WebGame:
             ) -> tuple[WebGame, dict[str, str]]:
         """A new game and the tokens of its seats (``"x"``, ``"o"``; a computer game and
         a local one have one token, for the human's side or for both). A game may go on
-        from `start` (`read_start`: a position and moves), whose rules and opening it
-        takes. ValueError for rules, an opening, a level or a clock that cannot be."""
+        from `start` (`ninefold.web.notation.read_start`: a position and moves), whose
+        rules and opening it takes. ValueError for rules, an opening, a level or a clock
+        that cannot be."""
         moves: list[Move] = []
         position = None
         if start is not None:
@@ -222,7 +126,6 @@ class WebGame:
             if root != Board(rules):
                 position = root.position()
         rules = Rules.parse(rules)
-        Board(rules, opening=opening)  # the opening fits the rules
         if mode is Mode.COMPUTER:
             if level not in LEVELS:
                 raise ValueError("the computer's level must be 1-10")
@@ -246,29 +149,26 @@ class WebGame:
 
     # --- what the game is now
 
+    @property
     def board(self) -> Board:
-        """The position now (the start or the opening, then the moves)."""
-        board = (Board.from_position(self.start) if self.start else
-                 Board(self.rules, opening=self.opening))
-        for move in self.moves:
-            board.push(move)
-        return board
+        """The position now (the start or the opening, then the moves): the game's own,
+        to read, never to change."""
+        return self._board
 
     @property
     def ply(self) -> int:
         """Moves played since the opening: the version a request must be based on."""
         return len(self.moves)
 
-    def outcome(self, board: Board | None = None) -> Outcome | None:
-        """How the game ended (by the rules, a resignation or an agreed draw), or None;
-        `board` is `self.board()` if the caller has it already."""
+    def outcome(self) -> Outcome | None:
+        """How the game ended (by the rules, a resignation or an agreed draw), or None."""
         if self.resigned is not None:
             return Outcome(self.resigned.other, Termination.RESIGNATION)
         if self.flagged is not None:
             return Outcome(self.flagged.other, Termination.TIME_FORFEIT)
         if self.agreed_draw:
             return Outcome(None, Termination.ADJUDICATION)
-        return (board or self.board()).outcome()
+        return self._board.outcome()
 
     def computer_side(self) -> Mark | None:
         """The side the computer plays (computer games: the seat with no token)."""
@@ -277,9 +177,9 @@ class WebGame:
         return next((m for m in Mark if self.seats.get(side(m)) is None), None)
 
     def computer_to_move(self) -> bool:
-        board = self.board()
         computer = self.computer_side()
-        return computer is not None and self.outcome(board) is None and board.turn is computer
+        return (computer is not None and self.outcome() is None
+                and self._board.turn is computer)
 
     def seat_of(self, token: str | None) -> list[Mark]:
         """The sides `token` holds (both in a local game; none for a spectator)."""
@@ -291,34 +191,27 @@ class WebGame:
 
     # --- the clock
 
-    def time_left(self, now: float, board: Board | None = None) -> dict[str, float]:
+    def time_left(self, now: float) -> dict[str, float]:
         """Each side's time left at `now` (seconds since the epoch), in ms; {} without
-        a clock. `board` is `self.board()` if the caller has it already."""
+        a clock."""
         left = dict(self.left_ms)
         if self.running_since is not None and self.flagged is None:
-            mover = side((board or self.board()).turn)
-            left[mover] -= (now - self.running_since) * 1000
+            left[side(self._board.turn)] -= (now - self.running_since) * 1000
         return left
 
-    def deadline(self, board: Board | None = None) -> float | None:
+    def deadline(self) -> float | None:
         """When the side to move's time runs out (seconds since the epoch), or None."""
-        if self.running_since is None:
+        if self.running_since is None or self.outcome() is not None:
             return None
-        board = board or self.board()
-        if self.outcome(board) is not None:
-            return None
-        return self.running_since + self.left_ms[side(board.turn)] / 1000
+        return self.running_since + self.left_ms[side(self._board.turn)] / 1000
 
     def settle(self, now: float) -> bool:
         """Note a time that ran out by `now`; True if it did just now (the game is over
         and needs storing)."""
-        if self.running_since is None:
-            return False
-        board = self.board()
-        deadline = self.deadline(board)
+        deadline = self.deadline()
         if deadline is None or now < deadline:
             return False
-        self.flagged = board.turn
+        self.flagged = self._board.turn
         self.left_ms[side(self.flagged)] = 0.0
         self.running_since = None
         return True
@@ -336,8 +229,8 @@ class WebGame:
     # --- changes
 
     def _check(self, token: str | None, ply: int | None, mover: Mark | None = None,
-               board: Board | None = None) -> list[Mark]:
-        if self.outcome(board) is not None:
+               ) -> list[Mark]:
+        if self.outcome() is not None:
             raise Stale("the game is over")
         if ply is not None and ply != self.ply:
             raise Stale(f"the game is at move {self.ply}, not {ply}: reload it")
@@ -352,26 +245,30 @@ class WebGame:
         """Play `move` for the side to move, whose seat `token` must hold; `ply` is the
         move count the sender saw (None: whatever it is now); `now` (seconds since the
         epoch) runs the clock, if the game has one (`settle` first)."""
-        board = self.board()
-        mover = board.turn
-        self._check(token, ply, mover, board)
-        self._push(move, board)
+        mover = self._board.turn
+        self._check(token, ply, mover)
+        self._push(move)
         self._tick(mover, now)
 
     def computer_plays(self, move: Move) -> None:
         """The computer's move, for the side it plays."""
         if not self.computer_to_move():
             raise Stale("it is not the computer's move")
-        self._push(move, self.board())
+        self._push(move)
 
-    def _push(self, move: Move, board: Board) -> None:
-        """Play `move` on `board` (the position now) and note it."""
+    def _push(self, move: Move) -> None:
+        """Play `move` on the board (nothing changes if it is refused) and note it."""
         try:
-            board.push(move)
+            self._board.push(move)
         except (IllegalMoveError, InvalidMoveError) as exc:
             raise IllegalMove(str(exc)) from None
         self.moves.append(move)
         self.draw_offer = None
+
+    def _pop(self) -> None:
+        """Take back the last move."""
+        self._board.pop()
+        self.moves.pop()
 
     def undo(self, token: str | None, ply: int | None) -> None:
         """Take back moves: against the computer, back to the human's last move (two
@@ -387,17 +284,17 @@ class WebGame:
             raise Stale("the game is over")
         if not self.moves:
             raise Stale("no move to take back")
-        self.moves.pop()
+        self._pop()
         computer = self.computer_side()
-        if computer is not None and self.moves and self.board().turn is computer:
-            self.moves.pop()  # the human's move too: the human is to move again
+        if computer is not None and self.moves and self._board.turn is computer:
+            self._pop()  # the human's move too: the human is to move again
         self.draw_offer = None  # (with no move left and the computer first, it moves again)
 
     def resign(self, token: str | None, now: float = 0.0) -> None:
-        board = self.board()
-        held = self._check(token, None, board=board)
+        held = self._check(token, None)
         self._stop_clock(now)
-        self.resigned = board.turn if board.turn in held else held[0]
+        turn = self._board.turn
+        self.resigned = turn if turn in held else held[0]
 
     def _stop_clock(self, now: float) -> None:
         """The game ends off the board at `now`: the clock stops where it is."""

@@ -5,7 +5,7 @@ if another request changed the game meanwhile, nothing is written and
 `Stale` is raised, so two requests racing for one position cannot both
 land. The database is in WAL mode, so readers never wait for a writer and
 a kill between two writes loses nothing already written. This module is where
-a `WebGame` becomes text and back.
+a `WebGame` becomes text and back: reading one builds its board once.
 
 >>> import tempfile, os
 >>> from ninefold.web.games import Mode, WebGame
@@ -29,7 +29,10 @@ from pathlib import Path
 
 from ninefold.files import sqlite_wal
 from ninefold.rules import Mark, Move, Rules
-from ninefold.web.games import Mode, NotFound, Stale, WebGame, WebTimeControl, maybe_side
+from ninefold.web.errors import NotFound, Stale
+from ninefold.web.games import Mode, WebGame
+from ninefold.web.notation import maybe_side
+from ninefold.web.time_control import WebTimeControl
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_games (

@@ -24,7 +24,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Discriminator, Field, Tag
 
 from ninefold.rules import Board, Move, Outcome
-from ninefold.web.games import WebGame, maybe_side, side
+from ninefold.web.games import WebGame
+from ninefold.web.notation import maybe_side, side
 
 # --- requests ------------------------------------------------------------------------
 
@@ -185,8 +186,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -> GameView:
     """`game` as everyone sees it, with the sides `token` holds (`thinking`: the computer
     is searching its move)."""
-    board = game.board()
-    outcome = game.outcome(board)
+    board = game.board
+    outcome = game.outcome()
     over = outcome is not None
     return GameView(
         id=game.id, version=game.changes, mode=game.mode.value, rules=game.rules.name,
@@ -201,16 +202,16 @@ def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -
         winner=maybe_side(outcome.winner if outcome else None),
         termination=str(outcome.termination) if outcome else None,
         computer=maybe_side(game.computer_side()), thinking=thinking,
-        draw_offer=maybe_side(game.draw_offer), clock=_clock(game, board),
+        draw_offer=maybe_side(game.draw_offer), clock=_clock(game),
         you=[side(m) for m in game.seat_of(token)],
     )
 
 
-def _clock(game: WebGame, board: Board) -> ClockView | None:
+def _clock(game: WebGame) -> ClockView | None:
     if game.clock is None:
         return None
-    left = game.time_left(time.time(), board)
-    running = None if game.running_since is None else side(board.turn)
+    left = game.time_left(time.time())
+    running = None if game.running_since is None else side(game.board.turn)
     return ClockView(bank_ms=game.clock.bank_ms, increment_ms=game.clock.increment_ms,
                      capped=game.clock.capped, x_ms=max(0.0, left["x"]),
                      o_ms=max(0.0, left["o"]), running=running)

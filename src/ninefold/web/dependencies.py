@@ -1,0 +1,41 @@
+"""What the web board's routes are given (FastAPI dependencies): the game store and the
+hub that `ninefold.web.app.create_app` keeps on ``app.state``, and the seat token a
+request sends.
+
+>>> seat_token("Bearer abc"), seat_token("Basic abc"), seat_token(None)
+('abc', None, None)
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header
+from starlette.requests import HTTPConnection
+
+from ninefold.web.hub import Hub
+from ninefold.web.store import GameStore
+
+
+def seat_token(authorization: Annotated[str | None, Header()] = None) -> str | None:
+    """The seat token of ``Authorization: Bearer TOKEN`` (None: a spectator)."""
+    if authorization and authorization.lower().startswith("bearer "):
+        return authorization[7:].strip() or None
+    return None
+
+
+def game_store(conn: HTTPConnection) -> GameStore:
+    """The app's games (``app.state.store``)."""
+    store: GameStore = conn.app.state.store
+    return store
+
+
+def hub(conn: HTTPConnection) -> Hub:
+    """The app's computer moves, clocks and watchers (``app.state.hub``)."""
+    found: Hub = conn.app.state.hub
+    return found
+
+
+Token = Annotated[str | None, Depends(seat_token)]
+Store = Annotated[GameStore, Depends(game_store)]
+Live = Annotated[Hub, Depends(hub)]

@@ -1,0 +1,66 @@
+"""The requests the web board refuses, each with the HTTP status it answers, and the
+handlers that turn them (and malformed requests) into a one-line ``detail``.
+
+A route (or the `ninefold.web.games.WebGame` it changes) raises a `GameError`;
+`add_handlers` makes the app answer it as ``{"detail": "..."}`` with the
+error's `status`, and a request FastAPI could not parse as a 422 that names
+the field.
+
+>>> Stale("the game is over").status
+409
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+
+class GameError(Exception):
+    """A request the game refuses; `status` is the HTTP status the API answers."""
+
+    status = 400
+
+
+class Forbidden(GameError):
+    """No seat token, or not the token of the side that would move."""
+
+    status = 403
+
+
+class NotFound(GameError):
+    status = 404
+
+
+class Stale(GameError):
+    """The request was made for another position (replayed, or the game moved on)."""
+
+    status = 409
+
+
+class IllegalMove(GameError):
+    status = 422
+
+
+async def game_error(request: Request, exc: GameError) -> JSONResponse:
+    """A `GameError`'s answer: its text as the detail, with its status."""
+    return JSONResponse({"detail": str(exc)}, exc.status)
+
+
+async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """A request FastAPI could not parse: 422, the first problem in one line."""
+    first = exc.errors()[0] if exc.errors() else {}
+    if first.get("type") == "json_invalid":  # its place is a character, not a field
+        at = first.get("loc", ("body", "?"))[-1]
+        return JSONResponse({"detail": f"the body is not valid JSON (at character {at})"},
+                            422)
+    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+    text = first.get("msg", "invalid request")
+    return JSONResponse({"detail": f"{where}: {text}" if where else text}, 422)
+
+
+def add_handlers(app: FastAPI) -> None:
+    """Answer `GameError`s and unparsable requests with a one-line ``detail``."""
+    app.add_exception_handler(GameError, game_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, bad_request)  # type: ignore[arg-type]

@@ -1,0 +1,104 @@
+"""What runs beside the web board's requests: the computer's pending moves, the clocks'
+flag falls, and the pages watching each game (`Hub`).
+
+A route that stored a change calls `Hub.changed`: the computer starts its move
+if it is its turn (a task a game, its search in `ninefold.web.computer`), a
+running clock gets a timer for the moment the side to move's time runs out,
+and every page watching the game's WebSocket gets its new view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+from fastapi import WebSocket
+
+from ninefold.web.computer import Computer
+from ninefold.web.errors import GameError
+from ninefold.web.games import WebGame
+from ninefold.web.store import GameStore
+from ninefold.web.views import GameView, game_view
+
+
+class Hub:
+    """What runs beside the requests: the computer's pending moves (one task a game)
+    and the pages watching each game."""
+
+    def __init__(self, store: GameStore, computer: Computer) -> None:
+        self.store = store
+        self.computer = computer
+        self.thinking: dict[str, asyncio.Task[None]] = {}
+        self.timers: dict[str, asyncio.Task[None]] = {}  # a running clock's flag fall
+        self.watchers: dict[str, set[WebSocket]] = {}
+
+    def view(self, game: WebGame, token: str | None = None) -> GameView:
+        return game_view(game, token, thinking=game.id in self.thinking)
+
+    async def changed(self, game: WebGame) -> None:
+        """After a change is stored: let the computer move if it is its turn, and tell
+        every page watching."""
+        if game.computer_to_move() and game.id not in self.thinking:
+            self.thinking[game.id] = asyncio.create_task(self._computer_moves(game.id))
+        self._watch_clock(game)
+        await self.broadcast(game)
+
+    def _watch_clock(self, game: WebGame) -> None:
+        """Be there when the side to move's time runs out (even if no one asks)."""
+        timer = self.timers.pop(game.id, None)
+        if timer is not None and timer is not asyncio.current_task():
+            timer.cancel()
+        deadline = game.deadline()
+        if deadline is not None:
+            self.timers[game.id] = asyncio.create_task(self._flag_falls(game.id, deadline))
+
+    async def _flag_falls(self, game_id: str, deadline: float) -> None:
+        await asyncio.sleep(max(0.0, deadline - time.time()))
+        game = await asyncio.to_thread(self.store.get, game_id)
+        changes = game.changes
+        with contextlib.suppress(GameError):  # a move came first: it set a new timer
+            if game.settle(time.time()):
+                await asyncio.to_thread(self.store.save, game, changes)
+                await self.changed(game)
+
+    async def broadcast(self, game: WebGame) -> None:
+        data = self.view(game).model_dump(mode="json")
+        for ws in list(self.watchers.get(game.id, ())):
+            try:
+                await ws.send_json(data)
+            except Exception:  # a page gone: forget it
+                self.watchers.get(game.id, set()).discard(ws)
+
+    async def _computer_moves(self, game_id: str) -> None:
+        try:
+            game = await asyncio.to_thread(self.store.get, game_id)
+            if not game.computer_to_move() or game.level is None:
+                return
+            changes = game.changes
+            move = await self.computer.move(game.level, game.board)
+            game = await asyncio.to_thread(self.store.get, game_id)
+            if game.changes != changes:  # an undo meanwhile: this move is for another position
+                return
+            game.computer_plays(move)
+            await asyncio.to_thread(self.store.save, game, changes)
+        except GameError:
+            return
+        finally:
+            self.thinking.pop(game_id, None)
+        await self.changed(game)
+
+    async def resume(self) -> None:
+        """At start-up: the computer moves in the games where it owes one."""
+        for game_id in await asyncio.to_thread(self.store.unfinished_computer_games):
+            game = await asyncio.to_thread(self.store.get, game_id)
+            if game.computer_to_move():
+                await self.changed(game)
+        for game_id in await asyncio.to_thread(self.store.running_clocks):
+            self._watch_clock(await asyncio.to_thread(self.store.get, game_id))
+
+    async def close(self) -> None:
+        for task in [*self.thinking.values(), *self.timers.values()]:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task

@@ -1,0 +1,177 @@
+"""The JSON the competition platform's API speaks: its models, and the functions that turn
+the platform's records (`ninefold.platform.store`) into them, a bot's rating plot included.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ninefold.platform import ladder
+from ninefold.platform.store import Contest, Version
+
+# --- what goes over the wire ---------------------------------------------------------
+
+
+class Credentials(BaseModel):
+    name: str = Field(..., max_length=64, description="3-32 letters, digits, - or _.")
+    password: str = Field(..., max_length=256)
+
+
+class Me(BaseModel):
+    id: int
+    name: str
+    admin: bool
+
+
+class ApiToken(BaseModel):
+    token: str = Field(..., description="Send as 'Authorization: Bearer TOKEN'.")
+
+
+class NewContest(BaseModel):
+    name: str = Field(..., min_length=3, max_length=32, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    title: str = Field("", max_length=100)
+    rules: str = Field("standard", max_length=32)
+    protocol: Literal["riddles", "aigames", "codingame"] = "riddles"
+    time_control: str = Field("", max_length=100, description=(
+        "Changes to the protocol's platform clock, as the arena reads them: "
+        "'bank=10000,inc=500' (ms). Empty: the platform's own."))
+    openings: Literal["random4", "none"] = "random4"
+    max_bots_per_user: int = Field(3, ge=1, le=100)
+
+
+class ContestView(BaseModel):
+    id: int
+    name: str
+    title: str
+    rules: str
+    protocol: str
+    time_control: str
+    openings: str
+    max_bots_per_user: int
+    active: bool
+
+
+class Row(BaseModel):
+    rank: int
+    bot: int
+    name: str
+    owner: str
+    version: int
+    language: str
+    score: float = Field(..., description="mu - 3 sigma: the leaderboard's order.")
+    mu: float
+    sigma: float
+    games: int
+
+
+class Leaderboard(BaseModel):
+    contest: ContestView
+    rows: list[Row]
+    games: dict[str, int] = Field(..., description="Games by status.")
+
+
+class VersionView(BaseModel):
+    id: int
+    bot: int
+    number: int
+    filename: str
+    language: str
+    status: str
+    created: float
+    mu: float
+    sigma: float
+    games: int
+    compile_log: str | None = Field(None, description="Its author's only.")
+    test_log: str | None = Field(None, description="Its author's only.")
+
+
+class RatingPointView(BaseModel):
+    game: int
+    mu: float
+    sigma: float
+    at: float
+
+
+class BotView(BaseModel):
+    id: int
+    name: str
+    contest: str
+    owner: str
+    mine: bool
+    versions: list[VersionView]
+    ratings: list[RatingPointView]
+
+
+class GameSummary(BaseModel):
+    id: int
+    contest: str
+    x: str
+    o: str
+    x_bot: int
+    o_bot: int
+    status: str
+    result: str | None
+    reason: str | None
+    plies: int
+    finished: float | None
+
+
+class Games(BaseModel):
+    games: list[GameSummary]
+
+
+class GameLogs(BaseModel):
+    x_log: str | None = Field(None, description="X's stderr, if X is yours.")
+    o_log: str | None = Field(None, description="O's stderr, if O is yours.")
+
+
+# --- from records to answers -------------------------------------------------------
+
+
+def contest_view(c: Contest) -> ContestView:
+    return ContestView(id=c.id, name=c.name, title=c.title, rules=c.rules, protocol=c.protocol,
+                       time_control=c.time_control, openings=c.openings,
+                       max_bots_per_user=c.max_bots_per_user, active=c.active)
+
+
+def version_view(v: Version, mine: bool) -> VersionView:
+    return VersionView(id=v.id, bot=v.bot_id, number=v.number, filename=v.filename,
+                       language=v.language or "", status=v.status, created=v.created,
+                       mu=v.mu, sigma=v.sigma, games=v.games,
+                       compile_log=v.compile_log if mine else None,
+                       test_log=v.test_log if mine else None)
+
+
+def rating_png(points: list[tuple[float, float]], title: str) -> bytes:
+    """A bot's rating after each of its games: mu, and the band mu ± 3 sigma."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 3), dpi=100)
+    ax = fig.add_subplot()
+    ax.set_xlabel("games rated")
+    ax.set_ylabel("rating")
+    ax.set_title(title)
+    if not points:
+        ax.text(0.5, 0.5, "no rated games yet", ha="center", va="center",
+                transform=ax.transAxes)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    else:
+        points = [ladder.INITIAL, *points]  # from where every bot starts
+        n = list(range(len(points)))
+        ax.fill_between(n, [m - 3 * s for m, s in points], [m + 3 * s for m, s in points],
+                        alpha=0.25, label="mu ± 3 sigma")
+        ax.plot(n, [p[0] for p in points], label="mu")
+        ax.plot(n, [ladder.ordinal(m, s) for m, s in points], "--",
+                label="score (mu - 3 sigma)")
+        ax.legend(loc="upper left", fontsize=8, ncols=3)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()

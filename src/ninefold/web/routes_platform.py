@@ -1,0 +1,418 @@
+"""The competition platform's routes (`router`, under ``/api/platform``) and its pages.
+
+They use the `ninefold.web.platform.Platform` that the app keeps on
+``app.state.platform`` (FastAPI dependencies: `Service`, `PlatformStore`,
+`PlatformAccounts`), and ask who is asking through `viewer`.
+
+Who is asking: a session cookie (``ninefold_session``: HttpOnly, SameSite=Lax,
+Secure over HTTPS) from sign-up or log-in, or an API token in the
+``Authorization: Bearer`` header (``POST /api/platform/tokens``, for
+``ninefold platform upload``). Anyone may read contests, leaderboards, bots,
+games and replays; a version's compile log, input test and every game's
+stderr are its author's only (403 for anyone else). An unknown id is 404.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path as FilePath
+from typing import Annotated, Literal
+
+from fastapi import (
+    APIRouter,
+    Depends,
+    File,
+    Form,
+    Path,
+    Query,
+    Request,
+    Response,
+    UploadFile,
+)
+from fastapi.responses import FileResponse
+from starlette.requests import HTTPConnection
+
+from ninefold.platform import ladder
+from ninefold.platform.accounts import LIFETIMES, Accounts, AuthError
+from ninefold.platform.store import Bot, Contest, GameRow, NameTaken, Store, User, Version
+from ninefold.platform.uploads import NotYours, UploadError, submit
+from ninefold.protocols.clock import TimeControl
+from ninefold.rules import Board, Move, Rules, opening_moves
+from ninefold.web.errors import Forbidden, GameError, IllegalMove, NotFound
+from ninefold.web.platform import MAX_UPLOAD_BYTES, Platform
+from ninefold.web.platform_views import (
+    ApiToken,
+    BotView,
+    ContestView,
+    Credentials,
+    GameLogs,
+    Games,
+    GameSummary,
+    Leaderboard,
+    Me,
+    NewContest,
+    RatingPointView,
+    Row,
+    VersionView,
+    contest_view,
+    rating_png,
+    version_view,
+)
+from ninefold.web.views import ERRORS, Replay, replay
+
+COOKIE = "ninefold_session"
+STATIC = FilePath(__file__).with_name("static")
+PAGE = 100  # games listed at most per request
+MAX_ID = 2**62  # ids above this exist nowhere (and would not fit the database's integers)
+Id = Annotated[int, Path(ge=1, le=MAX_ID)]
+
+
+class Unauthorized(GameError):
+    status = 401
+
+
+class Conflict(GameError):
+    status = 409
+
+
+# --- what the routes are given -------------------------------------------------------
+
+
+def platform_of(conn: HTTPConnection) -> Platform:
+    """The app's platform (``app.state.platform``)."""
+    platform: Platform = conn.app.state.platform
+    return platform
+
+
+def platform_store(conn: HTTPConnection) -> Store:
+    """The platform's database."""
+    return platform_of(conn).store
+
+
+def platform_accounts(conn: HTTPConnection) -> Accounts:
+    """The platform's sign-ups, log-ins and sessions."""
+    return platform_of(conn).accounts
+
+
+Service = Annotated[Platform, Depends(platform_of)]
+PlatformStore = Annotated[Store, Depends(platform_store)]
+PlatformAccounts = Annotated[Accounts, Depends(platform_accounts)]
+
+
+async def viewer(request: Request) -> User | None:
+    """Who asks: the user of the session cookie or of the Bearer API token (None: nobody)."""
+    token = request.cookies.get(COOKIE)
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        token = auth[7:].strip()
+    if not token:
+        return None
+    return await asyncio.to_thread(platform_of(request).accounts.user_for, token)
+
+
+async def signed_in(who: Annotated[User | None, Depends(viewer)]) -> User:
+    if who is None:
+        raise Unauthorized("log in first (a session cookie or an API token)")
+    return who
+
+
+Viewer = Annotated[User | None, Depends(viewer)]
+Signed = Annotated[User, Depends(signed_in)]
+
+
+# --- helpers -----------------------------------------------------------------------
+
+
+def set_cookie(request: Request, response: Response, token: str) -> None:
+    response.set_cookie(COOKIE, token, max_age=int(LIFETIMES["cookie"]), httponly=True,
+                        samesite="lax", secure=request.url.scheme == "https", path="/")
+
+
+def me(u: User) -> Me:
+    return Me(id=u.id, name=u.name, admin=u.is_admin)
+
+
+def contest_named(store: Store, name: str) -> Contest:
+    contest = store.contest_by_name(name)
+    if contest is None:
+        raise NotFound(f"no contest {name!r}")
+    return contest
+
+
+def bot_by_id(store: Store, bot_id: int) -> Bot:
+    bot = store.bot(bot_id)
+    if bot is None:
+        raise NotFound(f"no bot {bot_id}")
+    return bot
+
+
+def summary(store: Store, g: GameRow, names: dict[int, tuple[str, int]],
+            contests: dict[int, str]) -> GameSummary:
+    """`g` as the game lists show it; `names` and `contests` remember the versions' and
+    contests' names already read."""
+    for vid in (g.x_version, g.o_version):
+        if vid not in names:
+            v = store.version(vid)
+            names[vid] = (f"{store.bot(v.bot_id).name} v{v.number}", v.bot_id)
+    if g.contest_id not in contests:
+        c = store.contest(g.contest_id)
+        contests[g.contest_id] = c.name if c else "?"
+    return GameSummary(id=g.id, contest=contests[g.contest_id], x=names[g.x_version][0],
+                       o=names[g.o_version][0], x_bot=names[g.x_version][1],
+                       o_bot=names[g.o_version][1], status=g.status, result=g.result,
+                       reason=g.reason, plies=len(g.moves.split()) if g.moves else 0,
+                       finished=g.finished)
+
+
+def game_row(store: Store, game_id: int) -> GameRow:
+    g = store.game(game_id)
+    if g is None:
+        raise NotFound(f"no game {game_id}")
+    return g
+
+
+# --- the routes ---------------------------------------------------------------------
+
+router = APIRouter(prefix="/api/platform", tags=["platform"])
+
+
+@router.post("/signup", response_model=Me, status_code=201, responses=ERRORS)
+async def sign_up(req: Credentials, request: Request, response: Response,
+                  accounts: PlatformAccounts) -> Me:
+    try:
+        u = await asyncio.to_thread(accounts.sign_up, req.name, req.password)
+        _, token = await asyncio.to_thread(accounts.log_in, req.name, req.password,
+                                           "cookie")
+    except AuthError as exc:  # the name is taken
+        raise Conflict(str(exc)) from None
+    except ValueError as exc:
+        raise IllegalMove(str(exc)) from None
+    set_cookie(request, response, token)
+    return me(u)
+
+
+@router.post("/login", response_model=Me, responses={**ERRORS, 401: ERRORS[403]})
+async def log_in(req: Credentials, request: Request, response: Response,
+                 accounts: PlatformAccounts) -> Me:
+    try:
+        u, token = await asyncio.to_thread(accounts.log_in, req.name, req.password,
+                                           "cookie")
+    except (AuthError, ValueError) as exc:
+        raise Unauthorized(str(exc)) from None
+    set_cookie(request, response, token)
+    return me(u)
+
+
+@router.post("/logout", status_code=204, response_class=Response)
+async def log_out(request: Request, accounts: PlatformAccounts) -> Response:
+    token = request.cookies.get(COOKIE)
+    if token:
+        await asyncio.to_thread(accounts.log_out, token)
+    response = Response(status_code=204)
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+@router.get("/me", response_model=Me, responses={401: ERRORS[403]})
+async def who_am_i(u: Signed) -> Me:
+    return me(u)
+
+
+@router.post("/tokens", response_model=ApiToken, status_code=201,
+             responses={401: ERRORS[403]})
+
+
+async def new_token(u: Signed, accounts: PlatformAccounts) -> ApiToken:
+    """An API token for scripts and ``ninefold platform upload``."""
+    token = await asyncio.to_thread(accounts.api_token, u)
+    return ApiToken(token=token)
+
+
+@router.get("/contests", response_model=list[ContestView])
+async def contests(store: PlatformStore) -> list[ContestView]:
+    return [contest_view(c) for c in await asyncio.to_thread(store.contests)]
+
+
+@router.post("/contests", response_model=ContestView, status_code=201,
+             responses={**ERRORS, 401: ERRORS[403]})
+
+
+async def new_contest(req: NewContest, u: Signed, store: PlatformStore) -> ContestView:
+    """A new contest (admins only)."""
+    if not u.is_admin:
+        raise Forbidden("only an admin can create a contest")
+    try:
+        Rules.parse(req.rules)
+        if req.time_control.strip():
+            TimeControl.parse(req.time_control)
+    except ValueError as exc:
+        raise IllegalMove(str(exc)) from None
+    try:
+        made = await asyncio.to_thread(
+            lambda: store.add_contest(**req.model_dump(), created_by=u.id))
+    except NameTaken as exc:
+        raise Conflict(str(exc)) from None
+    return contest_view(made)
+
+
+@router.get("/contests/{name}", response_model=Leaderboard, responses=ERRORS)
+async def leaderboard(name: str, store: PlatformStore) -> Leaderboard:
+    def rows() -> Leaderboard:
+        contest = contest_named(store, name)
+        bots = {b.id: b for b in store.bots(contest_id=contest.id)}
+        owners: dict[int, str] = {}
+        active = sorted(store.active_versions(contest.id),
+                        key=lambda v: -ladder.ordinal(v.mu, v.sigma))
+        out = []
+        for rank, v in enumerate(active, 1):
+            bot = bots[v.bot_id]
+            if bot.owner_id not in owners:
+                owner = store.user(bot.owner_id)
+                owners[bot.owner_id] = owner.name if owner else "?"
+            out.append(Row(rank=rank, bot=bot.id, name=bot.name,
+                           owner=owners[bot.owner_id], version=v.number,
+                           language=v.language or "", score=ladder.ordinal(v.mu, v.sigma),
+                           mu=round(v.mu, 3), sigma=round(v.sigma, 3), games=v.games))
+        return Leaderboard(contest=contest_view(contest), rows=out,
+                           games=store.counts(contest.id))
+    return await asyncio.to_thread(rows)
+
+
+@router.post("/contests/{name}/bots", response_model=VersionView, status_code=201,
+             responses={**ERRORS, 401: ERRORS[403]})
+
+
+async def upload(name: str, u: Signed, store: PlatformStore, platform: Service,
+                 bot: Annotated[str, Form(min_length=1, max_length=32,
+                                          pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")],
+                 file: Annotated[UploadFile, File(description=(
+                     ".zip, .tar.gz or .tar of the sources, files at the top level"))],
+                 ) -> VersionView:
+    """Upload a bot (a new one, or a new version of your own): it is compiled and
+    input-tested in the sandbox; watch its status at ``/api/platform/versions/{id}``."""
+    data = await file.read(MAX_UPLOAD_BYTES + 1)
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise IllegalMove(f"the archive is over {MAX_UPLOAD_BYTES >> 20} MiB")
+
+    def store_it() -> Version:
+        contest = contest_named(store, name)
+        try:
+            return submit(store, contest, u, bot, file.filename or "bot.zip", data)[1]
+        except NotYours as exc:
+            raise Forbidden(str(exc)) from None
+        except UploadError as exc:
+            raise IllegalMove(str(exc)) from None
+    version = await asyncio.to_thread(store_it)
+    platform.builder.wake.set()
+    return version_view(version, True)
+
+
+@router.get("/versions/{version_id}", response_model=VersionView, responses=ERRORS)
+async def version(version_id: Id, who: Viewer, store: PlatformStore) -> VersionView:
+    def read() -> VersionView:
+        v = store.version(version_id)
+        if v is None:
+            raise NotFound(f"no version {version_id}")
+        return version_view(v, who is not None and store.bot(v.bot_id).owner_id == who.id)
+    return await asyncio.to_thread(read)
+
+
+@router.get("/bots/{bot_id}", response_model=BotView, responses=ERRORS)
+async def bot_page(bot_id: Id, who: Viewer, store: PlatformStore) -> BotView:
+    def read() -> BotView:
+        b = bot_by_id(store, bot_id)
+        mine = who is not None and b.owner_id == who.id
+        versions = store.versions(b.id)
+        points = [RatingPointView(game=p.game_id, mu=p.mu, sigma=p.sigma, at=p.at)
+                  for v in versions for p in store.rating_history(v.id)]
+        owner = store.user(b.owner_id)
+        contest = store.contest(b.contest_id)
+        return BotView(id=b.id, name=b.name, contest=contest.name if contest else "?",
+                       owner=owner.name if owner else "?", mine=mine,
+                       versions=[version_view(v, mine) for v in versions],
+                       ratings=sorted(points, key=lambda p: p.at))
+    return await asyncio.to_thread(read)
+
+
+@router.get("/bots/{bot_id}/rating.png", response_class=Response,
+            responses={200: {"content": {"image/png": {}}}, **ERRORS})
+
+
+async def rating_plot(bot_id: Id, store: PlatformStore) -> Response:
+    """The bot's rating after each game it played (every version), as a PNG."""
+    def draw() -> bytes:
+        b = bot_by_id(store, bot_id)
+        points = sorted((p for v in store.versions(b.id)
+                         for p in store.rating_history(v.id)), key=lambda p: p.at)
+        return rating_png([(p.mu, p.sigma) for p in points], f"{b.name}: rating")
+    return Response(await asyncio.to_thread(draw), media_type="image/png",
+                    headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/games", response_model=Games, responses=ERRORS)
+async def games(store: PlatformStore,
+                contest: Annotated[str | None, Query(max_length=32)] = None,
+                bot: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+                status: Literal["queued", "running", "done"] | None = "done",
+                limit: Annotated[int, Query(ge=1, le=PAGE)] = 50,
+                offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0) -> Games:
+    """Games, newest first: of a contest, or of a bot (every version)."""
+
+    def read() -> Games:
+        contest_id = contest_named(store, contest).id if contest else None
+        rows = []
+        if bot is not None:
+            for v in store.versions(bot_by_id(store, bot).id):
+                rows += store.games(version_id=v.id, status=status, limit=limit + offset)
+            rows = sorted(rows, key=lambda g: -g.id)[offset:offset + limit]
+        else:
+            rows = store.games(contest_id=contest_id, status=status, limit=limit,
+                               offset=offset)
+        names: dict[int, tuple[str, int]] = {}
+        contests: dict[int, str] = {}
+        return Games(games=[summary(store, g, names, contests) for g in rows])
+    return await asyncio.to_thread(read)
+
+
+@router.get("/games/{game_id}/replay", response_model=Replay, responses=ERRORS)
+async def game_replay(game_id: Id, store: PlatformStore) -> Replay:
+    def read() -> Replay:
+        g = game_row(store, game_id)
+        s = summary(store, g, {}, {})
+        contest = store.contest(g.contest_id)
+        try:
+            board = Board(contest.rules if contest else "standard")
+            moves = [Move.parse(m) for m in (g.moves or "").split()]
+            opening = len(opening_moves(g.opening)) if g.opening else 0
+            return replay(f"{s.contest} game {g.id}", s.x, s.o, board, moves, opening,
+                          g.result, g.reason, g.reason or "")
+        except ValueError as exc:
+            raise IllegalMove(f"game {game_id} cannot be replayed: {exc}") from None
+    return await asyncio.to_thread(read)
+
+
+@router.get("/games/{game_id}/logs", response_model=GameLogs,
+            responses={**ERRORS, 401: ERRORS[403]})
+
+
+async def game_logs(game_id: Id, u: Signed, store: PlatformStore) -> GameLogs:
+    """The stderr of your bots in this game (403 if neither side is yours)."""
+    def read() -> GameLogs:
+        g = game_row(store, game_id)
+        owner = {vid: store.bot(store.version(vid).bot_id).owner_id
+                 for vid in (g.x_version, g.o_version)}
+        x_mine, o_mine = owner[g.x_version] == u.id, owner[g.o_version] == u.id
+        if not (x_mine or o_mine):
+            raise Forbidden("neither bot of this game is yours")
+        return GameLogs(x_log=g.x_log if x_mine else None,
+                        o_log=g.o_log if o_mine else None)
+    return await asyncio.to_thread(read)
+
+
+pages = APIRouter(include_in_schema=False)  # the platform's page, at every address under it
+
+
+@pages.get("/platform")
+@pages.get("/platform/{rest:path}")
+async def page() -> FileResponse:
+    return FileResponse(STATIC / "platform.html")
