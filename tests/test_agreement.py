@@ -79,6 +79,7 @@ def play_both(rules: Rules, choose) -> Board:
     rules=st.sampled_from(ALL_RULES),
     picks=st.lists(st.integers(0, 80), min_size=81, max_size=81),
 )
+@pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
 def test_random_games_agree(rules: Rules, picks: list[int]) -> None:
     it = iter(picks)
     board = play_both(rules, lambda legal: legal[next(it) % len(legal)])

@@ -300,6 +300,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
 def test_ctrl_c_stops_at_once_keeps_games_and_kills_bots(tmp_path) -> None:
     """SIGINT while a bot is thinking: exit 130 with one line, well before the bot
     would have answered, no bot process left, the finished game kept; --resume

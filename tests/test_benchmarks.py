@@ -1,5 +1,8 @@
 """The benchmarks that play real bot processes (`bot_clock.py`, `strength.py --subprocess`)
-run end to end on tiny settings, so they cannot rot. No assertion on speed."""
+run end to end on tiny settings, so they cannot rot. No assertion on speed.
+
+All of them are `slow` (about 3.5 minutes on two cores): `make test-all` and CI run them,
+`make test` leaves them out."""
 
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+pytestmark = pytest.mark.slow
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))

@@ -124,12 +124,13 @@ def test_ctrl_c_prints_one_line_and_exits_130():
     assert stderr.decode().strip() == "interrupted"
 
 
-LONG_RUNS = [
-    ["bench", "--seconds", "300"],
+LONG_RUNS = [  # 8 s each: `make test` runs the first, `make test-all` all three
     ["analyze", "start", "--ms", "300000"],
+    pytest.param(["bench", "--seconds", "300"], marks=pytest.mark.slow),
     pytest.param(["analyze", "start", "--ms", "300000", "--threads", "2"],
-                 marks=pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
-                                          reason="two search threads need two CPUs")),
+                 marks=[pytest.mark.slow,
+                        pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
+                                           reason="two search threads need two CPUs")]),
 ]
 
 

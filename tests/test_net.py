@@ -241,6 +241,7 @@ def test_copied_network_file_plays_like_the_default(tmp_path):
 # --- training ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
 def test_training_command_runs_rounds_end_to_end(tmp_path):
     """A tiny run of `python -m ninefold.learn`: data, networks, log and plot per round."""
     import json

@@ -252,6 +252,7 @@ def test_an_empty_cache_still_answers_within_the_first_turn_limit(tmp_path) -> N
     assert ms < FIRST_TURN_MS, f"{ms:.0f} ms"
 
 
+@pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
 def test_a_bot_killed_while_compiling_leaves_no_broken_cache(tmp_path) -> None:
     cache = tmp_path / "cache"
     proc = start_bot(cache, tmp_path / "err1.txt")
@@ -287,6 +288,7 @@ def test_a_bot_killed_while_compiling_leaves_no_broken_cache(tmp_path) -> None:
     assert Move.parse(played.stdout.strip()) in Board().legal_moves
 
 
+@pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
 def test_warmup_fills_the_cache_and_says_so(tmp_path) -> None:
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     first = subprocess.run([PY, "-m", "ninefold", "warmup"], capture_output=True, text=True,

@@ -200,6 +200,7 @@ def test_the_arena_page_shows_the_standings_and_the_plots(page: Page, arena_serv
     page.screenshot(path=str(shots / "web_arena.png"), full_page=True)
 
 
+@pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
 def test_the_analysis_board_tries_moves_and_analyses(page: Page, server: str, shots: Path):
     page.goto(server + "/analysis")
     expect(page.get_by_test_id("status")).to_contain_text("X to move")
