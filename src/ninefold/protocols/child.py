@@ -11,8 +11,8 @@ such a child, so that a search holds neither the bot's nor the server's interpre
   child's stdin and stdout (whatever else it prints goes to its stderr). The parent
   waits for one with `Child.receive`, or on an event loop with `Child.receive_async`;
   what they mean (a load and its answer, a move, a stop) is the caller's protocol.
-- Stop: the child's `Parent` reads in a thread of its own, and its `waiting` event is
-  set as soon as a message comes, so work under way can end at once.
+- Stop: the child's `Parent` reads in a thread of its own and sets the event
+  `Parent.halt` gave as soon as a message comes, so work under way can end at once.
 - Shutdown: `Child.close` closes the child's stdin (its `Parent` yields no more
   messages), waits, then kills; `Child.kill` kills at once.
 - Death of the parent: the child ends with it, even on SIGKILL (`end_with_parent`),
@@ -263,14 +263,14 @@ def _wake(ready: Any) -> None:
 
 class Parent:
     """The child's end: the parent's messages on `inp`, read by a thread of its own, and
-    `send` on `out`. `waiting` is set while a message waits to be received: work that
-    should stop when the parent speaks can watch it."""
+    `send` on `out`. Work that should stop as soon as the parent speaks watches the
+    event `halt` gives."""
 
     def __init__(self, inp: IO[bytes], out: IO[bytes]) -> None:
         self.out = out
-        self.waiting = threading.Event()
         self._messages: queue.Queue[Message | None] = queue.Queue()
         self._lock = threading.Lock()
+        self._halt = threading.Event()
         threading.Thread(target=self._read, args=(inp,), name="parent-inbox",
                          daemon=True).start()
 
@@ -280,16 +280,26 @@ class Parent:
         self._put(None)  # the end: it stops work under way, too
 
     def _put(self, message: Message | None) -> None:
-        with self._lock:  # together: `receive` never clears `waiting` for a message there
+        with self._lock:  # together: `halt` never misses a message
             self._messages.put(message)
-            self.waiting.set()
+            self._halt.set()
+
+    def halt(self) -> threading.Event:
+        """A new event, set when a message comes (already set if one is waiting)."""
+        with self._lock:
+            self._halt = threading.Event()
+            if not self._messages.empty():
+                self._halt.set()
+            return self._halt
+
+    @property
+    def spoke(self) -> bool:
+        """A message (or the end) waits to be received."""
+        return not self._messages.empty()
 
     def receive(self) -> Message | None:
         """The parent's next message, waited for; None once its end has closed."""
         message = self._messages.get()
-        with self._lock:
-            if self._messages.empty():
-                self.waiting.clear()
         if message is None:
             self._messages.put(None)  # and for any later call
         return message
