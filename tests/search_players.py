@@ -64,8 +64,8 @@ def command(compiling: bool = False) -> tuple[str, ...]:
     """The engine's search process with these players known; `compiling`: it says the
     search must be compiled, as with an empty numba cache."""
     code = f"import sys; sys.path.insert(0, {HERE!r}); import search_players; "
-    code += "from ninefold.protocols import search_process as s; "
+    code += "from ninefold.protocols import child; "
     if compiling:
         code += "from ninefold.players import warmup; "
         code += "warmup.needs_compiling = lambda names=None: True; "
-    return (sys.executable, "-c", code + "s.main()")
+    return (sys.executable, "-c", code + "child.main()")

@@ -9,11 +9,9 @@ behaviour under test; the bots are real subprocesses.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import io
 import os
-import pickle
 import queue
 import random
 import signal
@@ -392,8 +390,7 @@ def test_a_search_process_that_dies_leaves_the_fallback_playing(engines) -> None
     engine = engines("slowload-test:delay=0.1")
     engine.start()
     assert engine.wait(30)
-    engine.search.proc.kill()
-    engine.search.proc.wait()
+    os.kill(engine.search.child.pid, signal.SIGKILL)
     result = engine.play(_past_the_book(), Limit(move_ms=50))
     assert result.move in _past_the_book().legal_moves and result.info["engine"] == "fallback"
     end = time.monotonic() + 30  # the loading thread notes the end when it reads it
@@ -409,20 +406,19 @@ def test_the_search_loads_without_importing_scipy_linalg() -> None:
     Here its end runs on pipes given as files; the defaults sent with the spec hold
     where the spec says nothing (a tree of 1,000 nodes)."""
     code = """if True:
-        import io, pickle, sys, time
+        import io, sys, time
         from ninefold.players import Limit
+        from ninefold.protocols.child import Parent, read_messages, write_message
         from ninefold.protocols.search_process import serve
         from ninefold.rules import Board, Rules
         inp = io.BytesIO()
-        pickle.dump(("load", "mcts", Rules.parse("standard"), {"nodes": 1000}), inp)
-        pickle.dump(("play", 1, Board(), Limit(sims=2000), time.monotonic()), inp)
+        write_message(inp, ("load", "mcts", Rules.parse("standard"), {"nodes": 1000}))
+        write_message(inp, ("play", 1, Board(), Limit(sims=2000), time.monotonic()))
         inp.seek(0)
         out = io.BytesIO()
-        serve(inp, out)
+        serve(Parent(inp, out))
         out.seek(0)
-        said = []
-        while out.tell() < len(out.getvalue()):
-            said.append(pickle.load(out))
+        said = list(read_messages(out))
         print("scipy.linalg" in sys.modules)
         info = said[-1][2].info
         print([m[0] for m in said], said[0][2], info["nodes"] == 1000)
@@ -439,16 +435,17 @@ def test_the_search_process_loads_without_defaults_that_do_not_fit() -> None:
     """Defaults the player cannot take (a tree too big for the memory, say; here one
     too small to be allowed) give way to the player's own, with a line in the log; a
     spec that is bad by itself is still an error."""
+    from ninefold.protocols.child import Parent, read_messages, write_message
     from ninefold.protocols.search_process import serve
     from ninefold.rules import Rules
 
     def said(spec: str) -> tuple:
         inp, out = io.BytesIO(), io.BytesIO()
-        pickle.dump(("load", spec, Rules.parse("standard"), {"nodes": 1}), inp)
+        write_message(inp, ("load", spec, Rules.parse("standard"), {"nodes": 1}))
         inp.seek(0)
-        serve(inp, out)
+        serve(Parent(inp, out))
         out.seek(0)
-        return pickle.load(out)
+        return next(read_messages(out))
 
     kind, _, defaulted = said("mcts:sims=10")
     assert (kind, defaulted) == ("ready", "")
@@ -459,6 +456,7 @@ def test_the_search_process_loads_without_defaults_that_do_not_fit() -> None:
 def test_the_search_process_ponders_between_requests_and_stops_for_each() -> None:
     """With ``ponder=on`` the child searches on the opponent's time; the next request
     finds that search stopped and its tree kept, and the child still ends with its input."""
+    from ninefold.protocols.child import Parent, read_messages, write_message
     from ninefold.protocols.search_process import serve
     from ninefold.rules import Rules
 
@@ -466,19 +464,17 @@ def test_the_search_process_ponders_between_requests_and_stops_for_each() -> Non
     r2, w2 = os.pipe()
     inp, to_child = os.fdopen(r1, "rb"), os.fdopen(w1, "wb")
     from_child, out = os.fdopen(r2, "rb"), os.fdopen(w2, "wb")
-    child = threading.Thread(target=serve, args=(inp, out), daemon=True)
+    child = threading.Thread(target=serve, args=(Parent(inp, out),), daemon=True)
     child.start()
 
     def send(message: tuple) -> None:
-        pickle.dump(message, to_child)
-        to_child.flush()
+        write_message(to_child, message)
 
     said: queue.Queue = queue.Queue()
 
     def read() -> None:
-        with contextlib.suppress(EOFError, OSError, ValueError):
-            while True:
-                said.put(pickle.load(from_child))
+        for message in read_messages(from_child):
+            said.put(message)
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()

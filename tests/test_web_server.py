@@ -73,7 +73,7 @@ async def main():
         computer = Computer(workers=2)
         asyncio.get_running_loop().create_task(computer.move(1, Board()))
     else:
-        _Worker().start()
+        _Worker("mcts").start()
     await asyncio.sleep(float(sys.argv[1]))  # the workers are being spawned
     os.kill(os.getpid(), signal.SIGKILL)
 

@@ -74,7 +74,7 @@ def _seat(text: str | None, protocol: str | None, cwd: str | None, name: str | N
 @app.command("check-bot")
 def check_bot_command(
     command: str = typer.Argument(..., help="The bot's command line (quote it)."),
-    protocol: str = typer.Option(..., help="aigames, riddles or codingame."),
+    protocol: str = typer.Option(..., help=_BOT["protocol"].help),
     cwd: str = typer.Option(None, help="Working directory of the bot."),
     tc: str = typer.Option(None, help="Time control, e.g. 'bank=10000,inc=500' or 'turn=100'."),
     first_move_ms: int = typer.Option(

@@ -53,6 +53,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
 from ninefold.files import sqlite_wal
+from ninefold.protocols.clock import PROTOCOLS
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 WRITE = "ninefold_write"  # execution option: on SQLite, begin with BEGIN IMMEDIATE
@@ -61,7 +62,6 @@ BUSY_TIMEOUT_MS = 30_000  # how long SQLite waits for another writer
 TOUCH_S = 60.0  # a session's last_used is written at most once a minute
 
 SESSION_KINDS = ("cookie", "api")
-PROTOCOLS = ("riddles", "aigames", "codingame")
 VERSION_STATUSES = ("uploaded", "compiling", "compile_failed", "testing", "test_failed",
                     "active", "retired")
 GAME_STATUSES = ("queued", "running", "done")

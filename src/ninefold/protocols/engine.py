@@ -3,12 +3,13 @@
 A platform starts a bot and asks for its first move at once (CodinGame: within
 1,000 ms), but the search needs numba, its compiled functions (compiled first,
 10-20 s, when the cache is empty) and its tree buffers. `Engine` is a `Player`
-that starts the real player in a child process (`start`:
-`ninefold.protocols.search_process` imports, compiles or loads, makes and warms up
-the player there) and answers meanwhile with a cheap pure-Python fallback
-(`book`: an opening book, then the naive player). Nothing the child does holds
-this process's interpreter lock, so the bot reads every request and writes every
-answer on time, even while numba loads on a busy machine.
+that starts the real player in a child process (`start`: a
+`ninefold.protocols.child.Child` where `ninefold.protocols.search_process` imports,
+compiles or loads, makes and warms up the player) and answers meanwhile with a
+cheap pure-Python fallback (`book`: an opening book, then the naive player).
+Nothing the child does holds this process's interpreter lock, so the bot reads
+every request and writes every answer on time, even while numba loads on a busy
+machine.
 
 A request that comes while the search loads is answered from the book at once if
 the book knows the position; otherwise it waits for the search for its think
@@ -41,7 +42,8 @@ from typing import Any, TextIO
 from ninefold import timing
 from ninefold.players.book import BookPlayer
 from ninefold.players.player import Limit, Player, PlayResult
-from ninefold.protocols.search_process import COMMAND, Relay, SearchGone, SearchProcess
+from ninefold.protocols.child import COMMAND, ChildGone
+from ninefold.protocols.search_process import Relay, SearchProcess
 from ninefold.rules import Board, Rules
 
 
@@ -109,7 +111,7 @@ class Engine(Relay):
                     self._note(f"engine ready after {self.load_s:.2f} s ({named})")
                 elif message[0] == "error":
                     self._failed(ValueError(str(message[1])))
-        except (OSError, SearchGone) as exc:
+        except (OSError, ChildGone) as exc:
             self._failed(exc)
         finally:
             if self.player is not None:
@@ -151,7 +153,7 @@ class Engine(Relay):
             self._settled.wait(max(0.0, since + wait_ms / 1000.0 - time.monotonic()))
         player = self.player
         if player is not None:
-            with contextlib.suppress(SearchGone):
+            with contextlib.suppress(ChildGone):
                 return player.play_since(board, limit, since)
         result = self.fallback.play(board, limit)
         result.info["engine"] = "fallback" if self.ready else "loading"  # ended, or not yet

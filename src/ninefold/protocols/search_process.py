@@ -8,8 +8,8 @@ a busy machine the OS may stop a thread while it holds it: in one process the bo
 answer then waited for the lock (answers 250-400 ms late in 1,000 turns beside two
 busy processes, measured). Here the child holds its own lock.
 
-The two ends exchange pickled tuples on the child's stdin and stdout (whatever else
-the child prints goes to its stderr, the bot's log):
+The two ends exchange tuples (`ninefold.protocols.child`: the child's start, its
+pipes, its end with the bot's):
 
 - to the child: ``("load", spec, rules, defaults)`` first (`defaults` as
   `make_player`'s), then ``("play", id, board, limit, since)`` (``since``,
@@ -25,39 +25,30 @@ the child prints goes to its stderr, the bot's log):
 
 `SearchProcess` is the bot's end: a `Player` that plays through the child once it
 is ready (`serve` is the child's end). The child ends when its stdin closes, and
-with the bot even when the bot is killed (`end_with_parent`).
+with the bot even when the bot is killed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-import os
-import pickle
 import queue
-import signal
-import subprocess
 import sys
 import threading
 import time
 from abc import abstractmethod
-from collections.abc import Iterator, Mapping
-from typing import IO, Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from ninefold.players.player import GameOverError, Limit, Player, PlayResult
 from ninefold.players.registry import make_player
 from ninefold.players.warmup import reporting
-from ninefold.protocols.process import end_with_parent
+from ninefold.protocols.child import COMMAND, Child, ChildGone, Parent
 from ninefold.rules import Board, Move, Rules
 
 WARM_UP_MS = 10  # the warm-up move, played before the search says it is ready
 GC_AFTER_ANSWER = 1  # the generations the child collects once an answer is sent
-COMMAND = (sys.executable, "-c", "from ninefold.protocols.search_process import main; main()")
-
-
-class SearchGone(RuntimeError):
-    """The search process ended (or could not be asked): its moves are lost."""
-
+TARGET = "ninefold.protocols.search_process:serve"  # the child's function
 
 def warm_up_player(player: Player, rules: Rules) -> None:
     """Let `player` compile or load what it needs: one short move, then a new game."""
@@ -100,35 +91,31 @@ class Relay(Player):
 
 
 class SearchProcess(Relay):
-    """The player `spec` in a child process (`command`, default `COMMAND`: Python
-    calling `main`, which gets this process's pid). `start` launches it and sends what to load;
-    `messages` yields what it says until it ends (one thread reads them: the answers
-    to `play` are handed over as they come)."""
+    """The player `spec` in a child process (a `child.Child` running `serve`;
+    `command`: how to start Python there, default `child.COMMAND`). `start` launches
+    it and sends what to load; `messages` yields what it says until it ends (one
+    thread reads them: the answers to `play` are handed over as they come). A request
+    to a search that has ended raises `ChildGone`."""
 
-    def __init__(self, spec: str, rules: Rules,
-                 command: tuple[str, ...] | list[str] = COMMAND,
+    def __init__(self, spec: str, rules: Rules, command: Sequence[str] = COMMAND,
                  defaults: Mapping[str, Any] | None = None) -> None:
         self.spec = spec
         self.rules = rules
         self.defaults = dict(defaults or {})
-        self.command = list(command)
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.child = Child(TARGET, command)
         self._answers: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
-        self._send_lock = threading.Lock()
         self._asked = 0
         self._gone = False
 
     def start(self) -> None:
         """Launch the child and tell it what to load (`OSError` if it cannot start)."""
-        self.proc = subprocess.Popen([*self.command, str(os.getpid())], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE)
+        self.child.start()
         self._send(("load", self.spec, self.rules, self.defaults))
 
     def messages(self) -> Iterator[tuple[Any, ...]]:
         """What the child says, until it ends; answers to `play` go to the player."""
-        assert self.proc is not None and self.proc.stdout is not None
         try:
-            for message in _read(self.proc.stdout):
+            for message in self.child.messages():
                 if message[0] in ("result", "failed"):
                     self._answers.put(message)
                 else:
@@ -138,18 +125,16 @@ class SearchProcess(Relay):
             self._answers.put(None)  # wakes a request still waiting
 
     def _send(self, message: tuple[Any, ...]) -> None:
-        if self.proc is None or self.proc.stdin is None or self._gone:
-            raise SearchGone("the search process has ended")
-        with self._send_lock:
-            try:
-                pickle.dump(message, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-                self.proc.stdin.flush()
-            except (OSError, ValueError) as exc:  # a closed pipe
-                self._gone = True
-                raise SearchGone(f"the search process has ended ({exc})") from None
+        if self._gone:
+            raise ChildGone("the search process has ended")
+        try:
+            self.child.send(message)
+        except ChildGone:
+            self._gone = True
+            raise
 
     def new_game(self) -> None:
-        with contextlib.suppress(SearchGone):
+        with contextlib.suppress(ChildGone):
             self._send(("new_game",))
 
     def play_since(self, board: Board, limit: Limit, since: float) -> PlayResult:
@@ -162,7 +147,7 @@ class SearchProcess(Relay):
             answer = self._answers.get()
             if answer is None:
                 self._answers.put(None)  # for any later request too
-                raise SearchGone("the search process ended during a move")
+                raise ChildGone("the search process ended during a move")
             kind, number, payload = answer
             if number != asked:
                 continue  # the late answer to a request given up on
@@ -172,46 +157,22 @@ class SearchProcess(Relay):
 
     def close(self) -> None:
         """End the child (its stdin closes: it stops after the move it is on) and wait."""
-        if self.proc is None:
-            return
-        with contextlib.suppress(OSError, ValueError):
-            if self.proc.stdin is not None:
-                self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def _read(stream: IO[bytes]) -> Iterator[tuple[Any, ...]]:
-    """The tuples pickled on `stream`, until it ends (or breaks)."""
-    while True:
-        try:
-            message = pickle.load(stream)
-        except (EOFError, OSError, pickle.UnpicklingError, ValueError):
-            return
-        if isinstance(message, tuple) and message:
-            yield message
+        self.child.close()
 
 
 # --- the child's end ---------------------------------------------------------------------
 
 
-def serve(inp: IO[bytes], out: IO[bytes]) -> None:
+def serve(parent: Parent) -> None:
     """The child: load the player it is told, say it is ready, then answer requests
-    until `inp` ends."""
-
-    def send(message: tuple[Any, ...]) -> None:
-        pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
-        out.flush()
+    until the bot's end closes."""
+    send = parent.send
 
     def compiling(done: int, total: int, seconds: float) -> None:
         if done == 0:  # the spec is good, and the search is not in numba's cache
             send(("compiling",))  # the bot's requests stop waiting for the search
 
-    messages = _read(inp)
-    first = next(messages, None)
+    first = parent.receive()
     if first is None or first[0] != "load":
         return
     _, spec, rules, defaults = first
@@ -234,7 +195,7 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     gc.disable()  # young objects are collected after each answer, off the clock
     pondering = _Pondering(player)
     try:
-        for message in messages:
+        for message in parent:
             pondering.stop()
             if message[0] == "new_game":
                 player.new_game()
@@ -306,15 +267,3 @@ def _without_blas() -> Iterator[None]:
     finally:
         if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
             del sys.modules["scipy.linalg"]
-
-
-def main(argv: list[str] | None = None) -> None:
-    """The child (`COMMAND` PARENT_PID): serve on stdin/stdout."""
-    args = sys.argv[1:] if argv is None else argv
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C ends the bot, and the bot this
-    if args:
-        end_with_parent(int(args[0]))
-    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print cannot break the pipe
-    with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
-        serve(sys.stdin.buffer, out)

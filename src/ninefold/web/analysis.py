@@ -1,7 +1,8 @@
 """Position analysis for the web board, streamed as the search deepens.
 
-An `Analyst` runs analyses in worker processes of its own (``spawn``, ending
-with the server like the computer's, `ninefold.protocols.process.end_with_parent`):
+An `Analyst` runs analyses in worker processes of its own (each a
+`ninefold.protocols.child.Child` running `serve`, ending with the server like the
+computer's):
 one single-threaded MCTS search per analysis, and at most `Analyst.slots`
 analyses at once in the whole server (default `default_slots`: the CPUs less
 one, at most `MAX_SLOTS`, so the computer's moves keep a core). A request
@@ -12,8 +13,9 @@ tree, by the player `Analyst.player`, default `PLAYER`: the pure search; any
 MCTS spec, ``mcts:net=default`` with the network): the worker sends a snapshot
 after the first slice (`FIRST_SLICE_MS`), then at gaps growing from
 `FIRST_GAP_S` to `MAX_GAP_S`, and a last one (``done``) when the time is up or
-the root is proven. A thread reads the worker's pipe meanwhile, so a stop is
-obeyed within a slice of the search (about a millisecond), however long it is.
+the root is proven. A thread reads the worker's pipe meanwhile (`child.Parent`),
+so a stop is obeyed within a slice of the search (about a millisecond), however
+long it is.
 
 Routes (`router`; `mount` adds them and the analyst to an app):
 
@@ -34,22 +36,16 @@ import contextlib
 import itertools
 import json
 import math
-import os
-import queue
-import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from multiprocessing import get_context
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, HTTPException, Query, Request, WebSocket
 from pydantic import BaseModel, Field
 
 from ninefold.players.player import Limit
-from ninefold.protocols.process import end_with_parent
+from ninefold.protocols.child import Child, ChildGone, Parent
 from ninefold.rules import Board
 from ninefold.system import usable_cpus
 from ninefold.web.notation import side
@@ -63,6 +59,8 @@ FIRST_SLICE_MS = 100.0  # the first search, before the first snapshot
 FIRST_GAP_S, GAP_GROWTH, MAX_GAP_S = 0.2, 1.5, 2.0  # between snapshots: 0.2, 0.3, ... 2 s
 PLAYER = "mcts:threads=1,nodes=2000000"  # a worker's player (one thread; its tree two
 # buffers of about 40 MB)
+WORKER = "ninefold.web.analysis:serve"  # a worker's function
+CLOSE_WAIT_S = 3.0  # a worker not ended this long after its pipe closed is killed
 STOP_WAIT_S = 30.0  # a worker that does not end its search this long after a stop is killed
 # (long: a worker just started may still be loading, or on a first run compiling, the search)
 MAX_MESSAGE_CHARS = 2000
@@ -170,73 +168,32 @@ def read_message(text: str, max_ms: float) -> Job | None:
 # --- in a worker process -------------------------------------------------------------
 
 
-class _Inbox:
-    """A worker's end of the pipe, read by a thread of its own while the search runs:
-    a stop for the analysis under way (or the end of the worker) halts it at once."""
-
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-        self.messages: queue.Queue[Any] = queue.Queue()
-        self.current = 0  # the analysis under way
-        self.halt = threading.Event()  # set to stop it
-        self.halted = False  # it was told to stop
-        threading.Thread(target=self._read, name="analysis-inbox", daemon=True).start()
-
-    def _read(self) -> None:
-        while True:
-            try:
-                message = self.conn.recv()
-            except (EOFError, OSError):
-                message = None
-            if message is None or (message[0] == "stop" and message[1] == self.current):
-                self.halted = True
-                self.halt.set()
-            self.messages.put(message)
-            if message is None:
-                return
-
-    def begin(self, ident: int) -> threading.Event:
-        """The analysis `ident` starts: the event that stops it."""
-        self.current, self.halted = ident, False
-        self.halt = threading.Event()
-        return self.halt
-
-
-def _serve(conn: Connection, searched: Any, busy: Any, server: int, spec: str) -> None:
-    """A worker's life: analyses with the player `spec` (an MCTS player), one after
-    another, until told to end (None) or the pipe closes. Every analysis ends with
-    ``("end", ident, error or None)``."""
-    end_with_parent(server)
+def serve(parent: Parent) -> None:
+    """A worker's life: ``("player", spec)`` says which MCTS player analyses (made at
+    the first analysis), then analyses one after another, ``("analyze", ident, board,
+    ms)``, until the server's end closes. Any message stops the analysis under way (the
+    server sends ``("stop", ident)``); each analysis ends with ``("end", ident, error or
+    None, simulations)``."""
     from ninefold.players import make_player  # the worker's own imports: numba
     from ninefold.players.mcts import MCTSPlayer
 
-    inbox = _Inbox(conn)
-    player: Any = None
-    while True:
-        message = inbox.messages.get()
-        if message is None:
-            return
-        if message[0] != "analyze":
-            continue  # a stop for an analysis that had already ended
-        _, ident, position, ms = message
-        halt = inbox.begin(ident)
-        error = None
-        busy.value = 1
-        try:
-            if player is None:
-                player = make_player(spec)
-                if not isinstance(player, MCTSPlayer):
-                    player = None
-                    raise ValueError(f"{spec} is not an MCTS player")
-            _search(conn, player, ident, position, ms, searched, halt, inbox)
-        except Exception as exc:
-            error = f"the analysis failed: {exc}"
-        finally:
-            busy.value = 0
-        try:
-            conn.send(("end", ident, error))
-        except (BrokenPipeError, OSError):
-            return
+    spec, player = PLAYER, None
+    for message in parent:
+        if message[0] == "player":
+            spec, player = message[1], None
+        elif message[0] == "analyze":  # not a stop for an analysis that has ended
+            _, ident, board, ms = message
+            error, sims = None, 0
+            try:
+                if player is None:
+                    made = make_player(spec)
+                    if not isinstance(made, MCTSPlayer):
+                        raise ValueError(f"{spec} is not an MCTS player")
+                    player = made
+                sims = _search(parent, player, ident, board, ms)
+            except Exception as exc:
+                error = f"the analysis failed: {exc}"
+            parent.send(("end", ident, error, sims))
 
 
 def _gaps(ms: float) -> Iterator[float]:
@@ -248,19 +205,17 @@ def _gaps(ms: float) -> Iterator[float]:
         gap = min(gap * GAP_GROWTH, MAX_GAP_S)
 
 
-def _search(conn: Connection, player: Any, ident: int, position: str, ms: float,
-            searched: Any, halt: threading.Event, inbox: _Inbox) -> None:
-    """One analysis (`MCTSPlayer.search`), its snapshots sent on `conn`, the last
-    (``done``) unless it was told to stop."""
-    board = Board.from_position(position)
+def _search(parent: Parent, player: Any, ident: int, board: Board, ms: float) -> int:
+    """One analysis (`MCTSPlayer.search`, stopped by the next message), its snapshots
+    sent, the last (``done``) unless it was stopped; the simulations it ran."""
     player.new_game()  # a fresh tree
-    counted = 0
-    for snap in player.search(board, Limit(move_ms=ms), halt, _gaps(ms)):
-        searched.value += snap.sims - counted
-        counted = snap.sims
-        if snap.done and inbox.halted:
-            return
-        conn.send(("snapshot", ident, _snapshot(player, board, snap)))
+    sims = 0
+    for snap in player.search(board, Limit(move_ms=ms), parent.halt(), _gaps(ms)):
+        sims = snap.sims
+        if snap.done and parent.spoke:
+            break
+        parent.send(("snapshot", ident, _snapshot(player, board, snap)))
+    return sims
 
 
 def _snapshot(player: Any, board: Board, snap: Any) -> dict[str, Any]:
@@ -281,91 +236,39 @@ def _snapshot(player: Any, board: Board, snap: Any) -> dict[str, Any]:
 # --- in the server -------------------------------------------------------------------
 
 
-class WorkerGone(Exception):
-    pass
-
-
 class _Worker:
-    """One worker process (started when first needed) and the server's end of its pipe."""
+    """One worker process (a `Child` running `serve`, started when first needed) and
+    what it said of its work: searching, and its simulations in all."""
 
-    def __init__(self, spec: str = PLAYER) -> None:
-        ctx = get_context("spawn")
+    def __init__(self, spec: str) -> None:
         self.spec = spec
-        self.searched = ctx.Value("q", 0, lock=False)  # the worker's simulations, in all
-        self.busy = ctx.Value("b", 0, lock=False)  # 1 while the worker searches
-        self.process: BaseProcess | None = None
-        self.conn: Connection | None = None
+        self.child = Child(WORKER)
+        self.searching = False
+        self.searched = 0  # simulations of the analyses ended
+        self.current = 0  # and of the one under way, as its last snapshot says
 
-    def start(self) -> Connection:
-        if self.process is not None and self.conn is not None and self.process.is_alive():
-            return self.conn
-        self.kill()
-        ctx = get_context("spawn")
-        mine, theirs = ctx.Pipe()
-        process = ctx.Process(target=_serve,
-                              args=(theirs, self.searched, self.busy, os.getpid(),
-                                    self.spec),
-                              name="ninefold-analysis", daemon=True)
-        try:
-            process.start()
-        except Exception as exc:
-            mine.close()
-            raise WorkerGone(f"no worker process could be started: {exc}") from None
-        finally:
-            theirs.close()
-        self.process, self.conn = process, mine
-        return mine
+    def start(self) -> None:
+        if not self.child.running:
+            self.child.start()
+            self.child.send(("player", self.spec))
 
-    def send(self, message: object) -> None:
-        if self.conn is None:
-            raise WorkerGone
-        try:
-            self.conn.send(message)
-        except (OSError, ValueError):
-            raise WorkerGone from None
+    def begin(self, ident: int, job: Job) -> None:
+        self.child.send(("analyze", ident, job.board, job.ms))
+        self.searching, self.current = True, 0
 
-    async def recv(self) -> Any:
-        """The worker's next message, waited for on the event loop (no thread)."""
-        conn = self.conn
-        if conn is None:
-            raise WorkerGone
-        loop = asyncio.get_running_loop()
-        try:
-            fd = conn.fileno()
-            while not conn.poll():
-                ready = loop.create_future()
-                loop.add_reader(fd, _wake, ready)
-                try:
-                    await ready
-                finally:
-                    loop.remove_reader(fd)
-            return conn.recv()
-        except (EOFError, OSError, ValueError):
-            raise WorkerGone from None
+    def ended(self, sims: int) -> None:
+        self.searching, self.current = False, 0
+        self.searched += sims
 
     def kill(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
-        if self.process is not None:
-            if self.process.is_alive():
-                self.process.kill()
-            self.process.join(5)
-            self.process = None
-        self.busy.value = 0
+        self.child.kill()
+        self.searching, self.current = False, 0
 
     def close(self) -> None:
-        """End the process: ask, then kill what does not end within a few seconds."""
-        if self.process is not None and self.conn is not None:
-            with contextlib.suppress(OSError, ValueError):
-                self.conn.send(None)
-            self.process.join(3)
-        self.kill()
-
-
-def _wake(ready: asyncio.Future[None]) -> None:
-    if not ready.done():
-        ready.set_result(None)
+        """End the process: its pipe closes, then what does not end within a few seconds
+        is killed."""
+        self.child.close(CLOSE_WAIT_S)
+        self.searching, self.current = False, 0
 
 
 @dataclass
@@ -396,8 +299,7 @@ class Analyst:
 
     def workers(self) -> list[tuple[int | None, bool, int]]:
         """(pid, searching, simulations in all) of each worker, as the workers say."""
-        return [(w.process.pid if w.process else None, bool(w.busy.value),
-                 int(w.searched.value)) for w in self._workers]
+        return [(w.child.pid, w.searching, w.searched + w.current) for w in self._workers]
 
     def job(self, position: str, ms: object = None) -> Job:
         return Job(check_position(position), check_ms(ms, self.max_ms))
@@ -413,22 +315,24 @@ class Analyst:
         try:
             try:
                 worker.start()
-                worker.send(("analyze", ident, job.board.position(), job.ms))
+                worker.begin(ident, job)
                 while True:
-                    kind, sent_for, data = await worker.recv()
-                    if sent_for != ident:
+                    message = await worker.child.receive_async()
+                    if message[1] != ident:
                         continue
-                    if kind == "end":
+                    if message[0] == "end":
                         ended = True
-                        if data:
-                            raise AnalysisError(data)
+                        _, _, error, sims = message
+                        worker.ended(sims)
+                        if error:
+                            raise AnalysisError(error)
                         return
-                    await snapshot(Snapshot.model_validate(data).model_dump(mode="json"))
-            except WorkerGone as exc:
+                    worker.current = message[2]["sims"]
+                    await snapshot(Snapshot.model_validate(message[2]).model_dump(mode="json"))
+            except (OSError, ChildGone):
                 ended = True
                 worker.kill()
-                raise AnalysisError(str(exc) or "the analysis stopped: its worker process "
-                                    "ended") from None
+                raise AnalysisError("the analysis stopped: its worker process ended") from None
         finally:
             if ended:
                 self._release(worker)
@@ -440,11 +344,12 @@ class Analyst:
     async def _stop(self, worker: _Worker, ident: int) -> None:
         """Stop the search `ident`, wait for the worker to say it ended, free the worker."""
         try:
-            worker.send(("stop", ident))
+            worker.child.send(("stop", ident))
             async with asyncio.timeout(STOP_WAIT_S):
-                while (await worker.recv())[:2] != ("end", ident):
+                while (message := await worker.child.receive_async())[:2] != ("end", ident):
                     pass
-        except (WorkerGone, TimeoutError):
+            worker.ended(message[3])
+        except (ChildGone, TimeoutError):
             worker.kill()
         finally:
             self._release(worker)

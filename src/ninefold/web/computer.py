@@ -2,63 +2,89 @@
 
 A search holds a CPU for up to two seconds (level 10); run on the event loop
 it would stop every other request meanwhile. `Computer.move` sends the
-position to a pool of worker processes (as many as this process may use CPUs, at
-most `MAX_WORKERS`), each of which keeps one player per level it has been
-asked for (the first search of a process loads the compiled search, about a
-second). The position string carries everything a player needs.
+board to one of its worker processes (as many as this process may use CPUs, at
+most `MAX_WORKERS`; a move waits, first come first served, while all are busy),
+each of which keeps one player per level it has been asked for (the first search
+of a process loads the compiled search, about a second).
 
-Workers are started with ``spawn`` (a server runs threads: forking one is
-unsafe) and only when a move is first asked for; they end with the server,
-even when it is killed with SIGKILL.
+Each worker is a `ninefold.protocols.child.Child` running `serve`, started when
+first needed (and again after it died); it ends with the server, even when the
+server is killed with SIGKILL.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
+import queue
+from concurrent.futures import ThreadPoolExecutor
 
 from ninefold.players import Player, make_player
-from ninefold.protocols.process import end_with_parent
+from ninefold.protocols.child import Child, ChildGone, Parent
 from ninefold.rules import Board, Move
 from ninefold.system import usable_cpus
 
 MAX_WORKERS = 4
+TARGET = "ninefold.web.computer:serve"  # a worker's function
 
-_players: dict[int, Player] = {}  # in a worker: one player per level
 
-
-def choose(level: int, position: str) -> str:
-    """In a worker: the move level `level` plays in `position` (a position string)."""
-    if level not in _players:
-        _players[level] = make_player(f"level:{level}")
-    player = _players[level]
-    player.new_game()
-    return str(player.play(Board.from_position(position)).move)
+def serve(parent: Parent) -> None:
+    """In a worker: answer each ``("move", level, board)`` with ``("move", Move)`` (or
+    ``("failed", text)``), one player per level, until the server's end closes."""
+    players: dict[int, Player] = {}
+    for _, level, board in parent:
+        try:
+            if level not in players:
+                players[level] = make_player(f"level:{level}")
+            player = players[level]
+            player.new_game()
+            parent.send(("move", player.play(board).move))
+        except Exception as exc:
+            parent.send(("failed", f"{type(exc).__name__}: {exc}"))
 
 
 class Computer:
-    """A pool of worker processes playing the computer's moves."""
+    """Worker processes playing the computer's moves; a thread waits on each move."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or max(1, min(MAX_WORKERS, usable_cpus()))
-        self._pool: ProcessPoolExecutor | None = None
+        self._children = [Child(TARGET) for _ in range(self.workers)]
+        self._idle: queue.Queue[Child] = queue.Queue()
+        for child in self._children:
+            self._idle.put(child)
+        self._threads: ThreadPoolExecutor | None = None
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"),
-                                             initializer=end_with_parent,
-                                             initargs=(os.getpid(),))
-        return self._pool
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._threads is None:  # as many threads as workers: each finds one idle
+            self._threads = ThreadPoolExecutor(self.workers, thread_name_prefix="computer")
+        return self._threads
 
     async def move(self, level: int, board: Board) -> Move:
         """The move level `level` plays on `board`, computed in a worker process."""
         loop = asyncio.get_running_loop()
-        text = await loop.run_in_executor(self._executor(), choose, level, board.position())
-        return Move.parse(text)
+        return await loop.run_in_executor(self._executor(), self._move, level, board)
+
+    def _move(self, level: int, board: Board) -> Move:
+        """In a thread: ask an idle worker (started if it is not running) and wait."""
+        child = self._idle.get()
+        try:
+            if not child.running:
+                child.start()
+            child.send(("move", level, board))
+            kind, answer = child.receive()
+        except ChildGone:
+            child.kill()  # the next move starts a fresh one
+            raise
+        finally:
+            self._idle.put(child)
+        if kind == "failed":
+            raise RuntimeError(answer)
+        return answer
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        """End the worker processes, after the moves under way (a later move starts them
+        again)."""
+        if self._threads is not None:
+            self._threads.shutdown(wait=True, cancel_futures=True)
+            self._threads = None
+        for child in self._children:
+            child.close()
