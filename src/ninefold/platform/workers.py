@@ -34,7 +34,7 @@ from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS, Openi
 from ninefold.arena.referee import Seat, play_game
 from ninefold.platform import ladder, recipes, sandbox
 from ninefold.platform.archive import unpack
-from ninefold.platform.store import Contest, GameRow, Store
+from ninefold.platform.store import Contest, GameRow, Store, existing
 from ninefold.protocols.clock import TimeControl
 
 LEASE_S = 30.0  # a worker renews its claim every third of this while it plays
@@ -93,15 +93,18 @@ def time_control(contest: Contest | Job) -> TimeControl:
 
 
 def job_for(store: Store, game: GameRow) -> Job:
-    """The self-contained job of a claimed game."""
-    contest = store.contest(game.contest_id)
-    assert contest is not None and game.claim is not None
+    """The self-contained job of a claimed game: `ValueError` if it is not claimed,
+    `NotFound` if a row it names (contest, version, bot, build) is missing."""
+    if game.claim is None:
+        raise ValueError(f"game {game.id} is not claimed: it has no job")
+    contest = existing(store.contest(game.contest_id), f"contest {game.contest_id}")
 
     def side(version_id: int) -> Side:
-        v = store.version(version_id)
-        bot = store.bot(v.bot_id)
-        return Side(version_id, f"{bot.name}-v{v.number}", v.language or "",
-                    store.version_blob(version_id, "build") or b"")
+        v = existing(store.version(version_id), f"version {version_id}")
+        bot = existing(store.bot(v.bot_id), f"bot {v.bot_id}")
+        build = existing(store.version_blob(version_id, "build"),
+                         f"build of version {version_id}")
+        return Side(version_id, f"{bot.name}-v{v.number}", v.language or "", build)
 
     return Job(game.id, game.claim, contest.rules, contest.protocol, contest.time_control,
                game.opening, side(game.x_version), side(game.o_version))
@@ -183,8 +186,10 @@ def rate_finished(store: Store, contest_id: int) -> int:
     """Rate the contest's finished games not yet rated, in the order they finished."""
     rated = 0
     for game in store.unrated_games(contest_id):
-        x, o = store.version(game.x_version), store.version(game.o_version)
-        assert game.result is not None
+        x = existing(store.version(game.x_version), f"version {game.x_version}")
+        o = existing(store.version(game.o_version), f"version {game.o_version}")
+        if game.result is None:
+            raise ValueError(f"game {game.id} has no result to rate")
         new_x, new_o = ladder.update((x.mu, x.sigma), (o.mu, o.sigma), game.result)
         rated += store.rate(game.id, {x.id: new_x, o.id: new_o}, time.time())
     return rated
