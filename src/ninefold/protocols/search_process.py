@@ -136,6 +136,8 @@ class SearchProcess(Player):
                 continue  # the late answer to a request given up on
             if kind == "failed":
                 raise RuntimeError(payload)
+            if not isinstance(payload, PlayResult):
+                raise RuntimeError(f"the search process answered {payload!r}, not a move")
             return payload
 
     def close(self) -> None:
@@ -273,7 +275,8 @@ def _without_blas() -> Iterator[None]:
     try:
         yield
     finally:
-        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
+        # (the stub types the entries as modules: None is the block set above)
+        if "scipy.linalg" in sys.modules and sys.modules.get("scipy.linalg") is None:
             del sys.modules["scipy.linalg"]
 
 
