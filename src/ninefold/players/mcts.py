@@ -73,7 +73,7 @@ from ninefold.players.base import (
 )
 from ninefold.players.net import Net, load_net
 from ninefold.players.warmup import warm_up
-from ninefold.rules import Board, Move
+from ninefold.rules import Board, Move, Rules
 
 # Defaults chosen by measurement (docs/players.md has the numbers).
 DEFAULT_C = 0.6
@@ -278,7 +278,7 @@ class MCTSPlayer(Player):
         else:
             self.trees = [Tree(capacity, self.seed + 7919 * i) for i in range(threads)]
         self._history: list[Move] | None = None
-        self._rules = None
+        self._rules: Rules | None = None
         self._pool: ThreadPoolExecutor | None = None
         warm_up("mcts" if self.net is None else ["mcts", "mcts-net"])
 
@@ -289,8 +289,8 @@ class MCTSPlayer(Player):
     # ---- budget
 
     def _budget(self, board: Board, limit: Limit, start: float) -> Budget:
-        sims = min(x for x in (self.sims, limit.sims, 1 << 62) if x is not None)
-        sims = sims if sims < 1 << 62 else None
+        fewest = min(x for x in (self.sims, limit.sims, 1 << 62) if x is not None)
+        sims = fewest if fewest < 1 << 62 else None
         ms_options = [x for x in (self.ms, limit.move_ms) if x is not None]
         extend = least = None
         if limit.bank_ms is not None:
@@ -575,8 +575,9 @@ class MCTSPlayer(Player):
         return [Move.from_action(int(actions[mt.best_of(visits, status)]))]
 
     def __del__(self) -> None:
-        if getattr(self, "_pool", None) is not None:
-            self._pool.shutdown(wait=False)
+        pool: ThreadPoolExecutor | None = getattr(self, "_pool", None)  # None: __init__ failed
+        if pool is not None:
+            pool.shutdown(wait=False)
 
 
 def _physical_memory() -> int | None:
