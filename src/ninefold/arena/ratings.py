@@ -34,7 +34,7 @@ Z95 = 1.959964
 
 
 def score_from_elo(elo: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def elo_from_score(score: float) -> float:
@@ -141,7 +141,7 @@ def bradley_terry(names: Sequence[str], results: Sequence[tuple[str, str, float]
         d = k * (r[:, None] - r[None, :])
         p = 1.0 / (1.0 + np.exp(-d))
         games = wins + wins.T
-        g = -(wins - games * p).sum(axis=1) * k
+        g: np.ndarray = -(wins - games * p).sum(axis=1) * k
         return g
 
     if n == 0:
