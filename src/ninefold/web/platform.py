@@ -41,7 +41,16 @@ from pydantic import BaseModel, Field
 from ninefold.platform import ladder
 from ninefold.platform.accounts import LIFETIMES, Accounts, AuthError
 from ninefold.platform.archive import ArchiveLimits
-from ninefold.platform.store import Bot, Contest, NameTaken, Store, User, Version
+from ninefold.platform.store import (
+    Bot,
+    Contest,
+    GameRow,
+    NameTaken,
+    Store,
+    User,
+    Version,
+    existing,
+)
 from ninefold.platform.uploads import Builder, NotYours, UploadError, submit
 from ninefold.platform.workers import Pool
 from ninefold.protocols.clock import TimeControl
@@ -425,7 +434,8 @@ def mount(app: FastAPI, url: str, workers: int = 0, cache: FilePath | None = Non
             v = store.version(version_id)
             if v is None:
                 raise NotFound(f"no version {version_id}")
-            return _version_view(v, who is not None and store.bot(v.bot_id).owner_id == who.id)
+            owner = existing(store.bot(v.bot_id), f"bot {v.bot_id}").owner_id
+            return _version_view(v, who is not None and owner == who.id)
         return await asyncio.to_thread(read)
 
     @routes.get("/bots/{bot_id}", response_model=BotView, responses=ERRORS)
@@ -456,11 +466,13 @@ def mount(app: FastAPI, url: str, workers: int = 0, cache: FilePath | None = Non
         return Response(await asyncio.to_thread(draw), media_type="image/png",
                         headers={"Cache-Control": "no-cache"})
 
-    def summary(g, names: dict[int, tuple[str, int]], contests: dict[int, str]) -> GameSummary:
+    def summary(g: GameRow, names: dict[int, tuple[str, int]],
+                contests: dict[int, str]) -> GameSummary:
         for vid in (g.x_version, g.o_version):
             if vid not in names:
-                v = store.version(vid)
-                names[vid] = (f"{store.bot(v.bot_id).name} v{v.number}", v.bot_id)
+                v = existing(store.version(vid), f"version {vid}")
+                bot = existing(store.bot(v.bot_id), f"bot {v.bot_id}")
+                names[vid] = (f"{bot.name} v{v.number}", v.bot_id)
         if g.contest_id not in contests:
             c = store.contest(g.contest_id)
             contests[g.contest_id] = c.name if c else "?"
@@ -493,7 +505,7 @@ def mount(app: FastAPI, url: str, workers: int = 0, cache: FilePath | None = Non
             return Games(games=[summary(g, names, contests) for g in rows])
         return await asyncio.to_thread(read)
 
-    def game_row(game_id: int):
+    def game_row(game_id: int) -> GameRow:
         g = store.game(game_id)
         if g is None:
             raise NotFound(f"no game {game_id}")
@@ -521,8 +533,10 @@ def mount(app: FastAPI, url: str, workers: int = 0, cache: FilePath | None = Non
         """The stderr of your bots in this game (403 if neither side is yours)."""
         def read() -> GameLogs:
             g = game_row(game_id)
-            owner = {vid: store.bot(store.version(vid).bot_id).owner_id
-                     for vid in (g.x_version, g.o_version)}
+            owner: dict[int, int] = {}
+            for vid in (g.x_version, g.o_version):
+                bot_id = existing(store.version(vid), f"version {vid}").bot_id
+                owner[vid] = existing(store.bot(bot_id), f"bot {bot_id}").owner_id
             x_mine, o_mine = owner[g.x_version] == u.id, owner[g.o_version] == u.id
             if not (x_mine or o_mine):
                 raise Forbidden("neither bot of this game is yours")
