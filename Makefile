@@ -34,6 +34,7 @@ debs:
 test: $(STAMP) debs
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/lint-imports --no-logo
+	$(VENV)/bin/mypy src
 	$(PY) -m pytest
 
 bench: $(STAMP)  # options: make bench BENCH="--rounds 7 --seconds 2"
