@@ -90,7 +90,7 @@ def pentanomial(pair_scores: Sequence[float]) -> tuple[int, int, int, int, int]:
     counts = [0, 0, 0, 0, 0]
     for s in pair_scores:
         counts[min(4, max(0, round(s * 2)))] += 1
-    return tuple(counts)  # type: ignore[return-value]
+    return counts[0], counts[1], counts[2], counts[3], counts[4]
 
 
 def match_elo(scores: Sequence[float], paired: bool = False) -> EloEstimate:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from rich.console import JustifyMethod
 from rich.table import Table
 
 from ninefold.arena.config import ArenaError, RunConfig
@@ -65,9 +66,11 @@ def standings_table(st: Standings, title: str = "standings", total: int | None =
     caption = (f"{done} games" + (f" of {total}" if total else "")
                + "; rating: Bradley-Terry Elo, mean 0, 95% interval")
     table = Table(title=title, caption=caption)
-    for col, justify in (("#", "right"), ("player", "left"), ("games", "right"),
-                         ("W-D-L", "right"), ("score", "right"), ("rating", "right")):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("#", "right"), ("player", "left"), ("games", "right"), ("W-D-L", "right"),
+        ("score", "right"), ("rating", "right"))
+    for col, justify in columns:
+        table.add_column(col, justify=justify)
     for row in standings_rows(st):
         w, d, l = row.wdl  # noqa: E741
         table.add_row(str(row.rank), row.name, str(row.played), f"{w}-{d}-{l}",

@@ -271,11 +271,11 @@ def _without_blas() -> Iterator[None]:
     if "scipy.linalg" in sys.modules:
         yield
         return
+    # None blocks the import; the stub types every entry as a module
     sys.modules["scipy.linalg"] = None  # type: ignore[assignment]
     try:
         yield
     finally:
-        # (the stub types the entries as modules: None is the block set above)
         if "scipy.linalg" in sys.modules and sys.modules.get("scipy.linalg") is None:
             del sys.modules["scipy.linalg"]
 
