@@ -42,6 +42,7 @@ test-all: checks
 checks: $(STAMP) debs
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/lint-imports --no-logo
+	$(VENV)/bin/mypy src
 
 bench: $(STAMP)  # options: make bench BENCH="--rounds 7 --seconds 2"
 	$(PY) benchmarks/kernel_speed.py $(BENCH)

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
+from ninefold.platform.jobs import job_for
 from ninefold.platform.store import (
     FutureSchema,
     NameTaken,
@@ -299,6 +300,23 @@ def test_a_game_no_worker_can_finish_is_given_up(store: Store):
     assert (given_up.status, given_up.result, given_up.attempts) == ("done", None, 3)
     assert "abandoned" in given_up.reason
     assert store.unrated_games(contest_id) == []  # no result, nothing to rate
+
+
+def test_a_job_needs_a_claim_and_both_builds(store: Store):
+    contest_id, (a, b) = contest_with_bots(store)  # active, but never built
+    game_id, _ = store.queue_pair(contest_id, a, b, None, now=1.0)
+    with pytest.raises(ValueError, match=f"game {game_id} is not claimed"):
+        job_for(store, store.game(game_id))
+    game = store.claim("w", 30.0, now=2.0)
+    with pytest.raises(NotFound, match=f"no build of version {a}"):
+        job_for(store, game)
+    for v in (a, b):
+        store.set_version_status(v, "testing", build=f"tar {v}".encode())
+        store.activate(v)
+    job = job_for(store, game)
+    assert (job.game_id, job.claim, job.rules, job.protocol) == (game_id, game.claim,
+                                                                 "standard", "riddles")
+    assert (job.x.name, job.x.build, job.o.name) == ("bot0-v1", f"tar {a}".encode(), "bot1-v1")
 
 
 def test_a_released_game_is_queued_again_then_given_up(store: Store):

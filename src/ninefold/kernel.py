@@ -198,7 +198,8 @@ def xorshift(x: np.uint64) -> np.uint64:
 @njit(cache=True, inline="always")
 def below(x: np.uint64, n: int) -> int:
     """A number in [0, n) from the high bits of `x` (Lemire's multiply-shift)."""
-    return np.int64(((x >> _S32) * np.uint64(n)) >> _S32)
+    # an int64 in numba (int() would keep the uint64), a Python int once it leaves it
+    return np.int64(((x >> _S32) * np.uint64(n)) >> _S32)  # type: ignore[return-value]
 
 
 def make_rng(seed: int) -> np.ndarray:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import IO, TextIO
 
 from ninefold.options import clip
 from ninefold.rules import (
@@ -155,7 +155,7 @@ def write_game(game: Game) -> str:
     return "\n".join(lines) + "\n\n" + "\n".join(body)
 
 
-def write_games(games: Iterable[Game], out: TextIO) -> None:
+def write_games(games: Iterable[Game], out: IO[str]) -> None:
     for game in games:
         out.write(write_game(game) + "\n\n")
 

@@ -8,6 +8,7 @@ last move (reverse video) and the owned small boards.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -168,7 +169,7 @@ def _undo(board: Board, person: Mark, console: Console) -> None:
     console.print("[red]nothing to take back[/]")
 
 
-def _about(info: dict) -> str:
+def _about(info: dict[str, Any]) -> str:
     """A short note from the player's info (expected score, simulations), if any."""
     parts = []
     if info.get("proven"):

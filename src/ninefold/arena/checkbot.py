@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS, ArenaError
 from ninefold.arena.referee import Seat, safe_name
-from ninefold.protocols import BotFault, Clock
+from ninefold.protocols import BotFault, Clock, TimeControl
 from ninefold.rules import Board, Move, Termination
 
 SITUATIONS = ("first move", "forced board", "free move", "nearly full board")
@@ -152,7 +152,7 @@ def _steer(board: Board, rng: random.Random) -> Move:
     return rng.choice(sending or moves)
 
 
-def _check_codingame(seat: Seat, tc, log_dir) -> list[Check]:
+def _check_codingame(seat: Seat, tc: TimeControl, log_dir: str | Path | None) -> list[Check]:
     found: dict[str, Check] = {}
     rng = random.Random(7)
     ended = ""  # why the test games stopped early

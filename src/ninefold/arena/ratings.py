@@ -34,7 +34,7 @@ Z95 = 1.959964
 
 
 def score_from_elo(elo: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def elo_from_score(score: float) -> float:
@@ -90,7 +90,7 @@ def pentanomial(pair_scores: Sequence[float]) -> tuple[int, int, int, int, int]:
     counts = [0, 0, 0, 0, 0]
     for s in pair_scores:
         counts[min(4, max(0, round(s * 2)))] += 1
-    return tuple(counts)  # type: ignore[return-value]
+    return counts[0], counts[1], counts[2], counts[3], counts[4]
 
 
 def match_elo(scores: Sequence[float], paired: bool = False) -> EloEstimate:
@@ -141,7 +141,7 @@ def bradley_terry(names: Sequence[str], results: Sequence[tuple[str, str, float]
         d = k * (r[:, None] - r[None, :])
         p = 1.0 / (1.0 + np.exp(-d))
         games = wins + wins.T
-        g = -(wins - games * p).sum(axis=1) * k
+        g: np.ndarray = -(wins - games * p).sum(axis=1) * k
         return g
 
     if n == 0:

@@ -7,8 +7,9 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import IO, TYPE_CHECKING
 
+from rich.console import JustifyMethod
 from rich.table import Table
 
 from ninefold.arena.config import ArenaError, RunConfig
@@ -16,6 +17,9 @@ from ninefold.arena.standings import Standings
 from ninefold.arena.storage import Storage
 from ninefold.files import atomic_file
 from ninefold.records import write_games
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def load(db_path: str | Path) -> tuple[RunConfig | None, Standings]:
@@ -62,9 +66,11 @@ def standings_table(st: Standings, title: str = "standings", total: int | None =
     caption = (f"{done} games" + (f" of {total}" if total else "")
                + "; rating: Bradley-Terry Elo, mean 0, 95% interval")
     table = Table(title=title, caption=caption)
-    for col, justify in (("#", "right"), ("player", "left"), ("games", "right"),
-                         ("W-D-L", "right"), ("score", "right"), ("rating", "right")):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("#", "right"), ("player", "left"), ("games", "right"), ("W-D-L", "right"),
+        ("score", "right"), ("rating", "right"))
+    for col, justify in columns:
+        table.add_column(col, justify=justify)
     for row in standings_rows(st):
         w, d, l = row.wdl  # noqa: E741
         table.add_row(str(row.rank), row.name, str(row.played), f"{w}-{d}-{l}",
@@ -129,8 +135,9 @@ def plot(st: Standings, out_dir: str | Path, stem: str = "arena") -> list[Path]:
     ax.set_yticks(range(n), st.names)
     for i in range(n):
         for j in range(n):
-            if matrix[i][j] is not None:
-                ax.text(j, i, f"{100 * matrix[i][j]:.0f}%", ha="center", va="center")
+            score = matrix[i][j]
+            if score is not None:
+                ax.text(j, i, f"{100 * score:.0f}%", ha="center", va="center")
     ax.set_title(f"Score of row against column ({len(st.games)} games)")
     fig.colorbar(im, ax=ax, shrink=0.8)
     path = out / f"{stem}-matrix.png"
@@ -139,7 +146,7 @@ def plot(st: Standings, out_dir: str | Path, stem: str = "arena") -> list[Path]:
     return paths
 
 
-def _save(fig, path: Path) -> None:
+def _save(fig: Figure, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     try:
@@ -151,11 +158,11 @@ def _save(fig, path: Path) -> None:
         plt.close(fig)
 
 
-def export(db_path: str | Path, out: TextIO) -> int:
+def export(db_path: str | Path, out: IO[str]) -> int:
     """Write every stored game as a game record; returns how many."""
     with Storage(db_path, readonly=True) as db:
         games = db.games()
-    write_games((g.to_game(Game=g.key) for g in games), out)
+    write_games((g.to_game(Game=str(g.key)) for g in games), out)
     return len(games)
 
 

@@ -115,7 +115,8 @@ def _win_vs_naive(cells: Cells) -> Fraction:
         if has_line(after, _to_move(cells)) or None not in after:
             continue  # naive won (never happens: perfect does not lose) or a draw
         mine = _perfect_options(after)
-        total += sum(_win_vs_naive(_child(after, c)) for c in mine) / len(mine) / len(replies)
+        won = sum((_win_vs_naive(_child(after, c)) for c in mine), Fraction(0))
+        total += won / len(mine) / len(replies)
     return total
 
 

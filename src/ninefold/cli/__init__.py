@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from itertools import pairwise
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 import typer
 from rich.console import Console
@@ -43,6 +43,12 @@ INTERRUPTED = 130  # 128 + SIGINT
 
 # click's exceptions, wherever this typer keeps them (recent typers vendor click)
 _click_errors = importlib.import_module(typer.BadParameter.__module__)
+
+
+class _ClickError(Protocol):
+    """What is read of a click exception (its class lives where `_click_errors` says)."""
+
+    def format_message(self) -> str: ...
 
 
 class _Console(Console):
@@ -140,7 +146,7 @@ def _ending_quietly() -> Iterator[None]:
         raise typer.Exit(INTERRUPTED) from None
 
 
-def _flag_with_a_value(exc: Exception, args: Sequence[str]) -> str | None:
+def _flag_with_a_value(exc: _ClickError, args: Sequence[str]) -> str | None:
     """The explanation if a usage error comes from a flag given a value (``--json true``;
     ``--json=true`` gets click's own clear "Option '--json' does not take a value")."""
     ctx = getattr(exc, "ctx", None)
@@ -170,15 +176,19 @@ class _Root(TyperGroup):
         with _ending_quietly():
             return super().invoke(ctx)
 
-    def main(self, args: Sequence[str] | None = None, *rest: Any,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             windows_expand_args: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
-            return super().main(args, *rest, standalone_mode=False, **extra)
+            return super().main(args, prog_name, complete_var, standalone_mode=False,
+                                windows_expand_args=windows_expand_args, **extra)
         args = list(sys.argv[1:] if args is None else args)
         try:
-            code = super().main(args, *rest, standalone_mode=False, **extra)
+            code = super().main(args, prog_name, complete_var, standalone_mode=False,
+                                windows_expand_args=windows_expand_args, **extra)
         except _click_errors.ClickException as exc:
-            if isinstance(exc, getattr(_click_errors, "NoArgsIsHelpError", ())):
+            help_asked = isinstance(exc, getattr(_click_errors, "NoArgsIsHelpError", ()))
+            if help_asked:
                 exc.show()  # the help, asked for by giving no arguments
             else:
                 ctx = getattr(exc, "ctx", None)

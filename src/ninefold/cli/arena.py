@@ -60,8 +60,8 @@ def _settings(games: int | None, rules: str | None, openings: str | None, seed: 
     from ninefold.arena.ratings import Sprt
     from ninefold.rules import Rules
 
-    given = {"games": games, "seed": seed, "first_move_ms": first_move_ms,
-             "slack_ms": slack_ms}
+    given: dict[str, Any] = {"games": games, "seed": seed, "first_move_ms": first_move_ms,
+                             "slack_ms": slack_ms}
     try:
         if rules is not None:
             given["rules"] = Rules.parse(rules)

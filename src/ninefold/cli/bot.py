@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS
@@ -15,6 +17,9 @@ from ninefold.players import (
     warmup,
 )
 from ninefold.protocols import botmain
+
+if TYPE_CHECKING:
+    from ninefold.arena import Seat
 
 _BOT = {option.name: option for option in botmain.OPTIONS}
 
@@ -57,7 +62,7 @@ CHECK_HINT = "check-bot takes the bot's command and --protocol"
 
 def _seat(text: str | None, protocol: str | None, cwd: str | None, name: str | None,
           tc: str | None, memory_mb: int | None = None, cpu_s: int | None = None,
-          hint: str = ARENA_HINT):
+          hint: str = ARENA_HINT) -> Seat:
     """The `Seat` the options describe, or a one-line error; `hint` names the flags of
     the command that asks (the arena's numbered ones by default)."""
     from ninefold.arena import Seat

@@ -175,8 +175,8 @@ def analyze(
         _fail(str(exc))
     if as_json:
         data = asdict(result)
-        moves = zip(data["moves"], result.moves, strict=True)
-        data["moves"] = [{**m, "move": str(s.move)} for m, s in moves]
+        stats = zip(data["moves"], result.moves, strict=True)
+        data["moves"] = [{**m, "move": str(s.move)} for m, s in stats]
         data["pv"] = [str(m) for m in result.pv]
         print(json.dumps(data))
         return

@@ -22,10 +22,16 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from ninefold.cli import _fail, app, console, err
+from ninefold.options import clip
+
+if TYPE_CHECKING:
+    from ninefold.platform.cluster import RayRunner
+    from ninefold.platform.store import Store
 
 platform_app = typer.Typer(
     help="The competition platform: workers, set-up, and uploading a bot.",
@@ -38,7 +44,7 @@ DEFAULT_URL = "sqlite:///ninefold-platform.sqlite"
 SERVER_HELP = "The platform's web address (env NINEFOLD_SERVER)."
 
 
-def _store(url: str):  # the store's module loads SQLAlchemy: only when asked
+def _store(url: str) -> Store:  # the store's module loads SQLAlchemy: only when asked
     from ninefold.platform.store import Store
 
     try:
@@ -82,6 +88,7 @@ def run(
     store = _store(db)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    runner: RayRunner | Pool
     if ray:
         from ninefold.platform.cluster import RayRunner
 
@@ -154,7 +161,7 @@ def contest(
 
 def _request(server: str, method: str, path: str, *, token: str | None = None,
              body: bytes | None = None, content_type: str | None = None,
-             opener: urllib.request.OpenerDirector | None = None) -> dict:
+             opener: urllib.request.OpenerDirector | None = None) -> dict[str, Any]:
     """A JSON request to the platform; a refusal or an unreachable server ends the command
     with the server's one-line reason."""
     headers = {"Accept": "application/json"}
@@ -166,7 +173,10 @@ def _request(server: str, method: str, path: str, *, token: str | None = None,
                                  headers=headers)
     try:
         with (opener or urllib.request.build_opener()).open(req, timeout=60) as response:
-            return json.loads(response.read() or b"{}")
+            answer = json.loads(response.read() or b"{}")
+            if not isinstance(answer, dict):
+                _fail(f"{server} answered {clip(str(answer))}: not a JSON object")
+            return answer
     except urllib.error.HTTPError as exc:
         try:
             detail = json.loads(exc.read()).get("detail", exc.reason)

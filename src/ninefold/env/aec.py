@@ -62,11 +62,11 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(game)
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # pettingzoo ships no types
     """Ultimate Tic-Tac-Toe for two agents; `rules` a preset or options, `opening` a
     random-four code, ``"random"`` (drawn at each reset from the seed) or None."""
 
-    metadata = {  # noqa: RUF012 - PettingZoo reads it from the class
+    metadata: dict[str, Any] = {  # noqa: RUF012 - PettingZoo reads it from the class
         "render_modes": ["ansi", "rgb_array"],
         "name": "ninefold_uttt_v0",
         "is_parallelizable": False,
@@ -89,10 +89,10 @@ class raw_env(AECEnv, EzPickle):
         self._np_random, _ = seeding.np_random(None)
         self._start()
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -100,7 +100,7 @@ class raw_env(AECEnv, EzPickle):
         mask = self.game.mask() if side == self.game.player else np.zeros(81, np.int8)
         return {"observation": self.game.observation(side), "action_mask": mask}
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
         self.game.reset(self._np_random)

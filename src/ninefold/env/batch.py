@@ -414,6 +414,7 @@ class BatchedEnv:
         return self._actions.copy() if self.copy else self._actions
 
     def _observe(self) -> tuple[np.ndarray, np.ndarray]:
+        obs: np.ndarray
         if self.obs_kind == "state":
             obs = self.states
         else:

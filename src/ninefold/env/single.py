@@ -72,7 +72,8 @@ class UTTTEnv(gymnasium.Env):
         self._done = True
 
     def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict]:
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray],
+                                                              dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None:
             self._seed_opponent(int(self.np_random.integers(2**62)))
@@ -87,7 +88,8 @@ class UTTTEnv(gymnasium.Env):
         self._opponent_moves()
         return self._observation(), self._info()
 
-    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool,
+                                         dict[str, Any]]:
         if self._done:
             raise RuntimeError("the game is over: call reset() before step()")
         try:
@@ -136,6 +138,6 @@ class UTTTEnv(gymnasium.Env):
         kind = player_kind(name)
         if kind is None or "seed" in options or "seed" not in kind.schema:
             return
-        self.opponent = kind.factory(**options, seed=seed)
+        self.opponent = kind.factory(**{**options, "seed": seed})  # its schema has a seed
         self.opponent.spec = self.opponent_spec
 

@@ -27,7 +27,7 @@ import numpy as np
 from ninefold import kernel
 from ninefold.moves import opening_moves, random_opening
 from ninefold.players.mcts import DEFAULT_C, MCTSPlayer, Snapshot
-from ninefold.rules import PRESETS, Board, Mark, Move, Rules
+from ninefold.rules import PRESETS, Board, Mark, Move, Outcome, Rules
 
 PRESET_MIX = {"standard": 0.4, "codingame": 0.3, "open-boards": 0.15, "tic-tac-ku": 0.15}
 SAMPLE_PLIES = 8  # moves after the opening drawn in proportion to the visits
@@ -89,6 +89,14 @@ class Positions:
 FIELDS = ("states", "flags", "policy", "value", "result")
 
 
+def _finished(board: Board) -> Outcome:
+    """The outcome of a game played to its end."""
+    outcome = board.outcome()
+    if outcome is None:
+        raise ValueError("the game is not over")
+    return outcome
+
+
 def search_move(player: MCTSPlayer, board: Board) -> Snapshot:
     """`player`'s whole search of `board` (its tree kept from its earlier moves)."""
     *_, last = player.search(board)
@@ -119,7 +127,7 @@ def play_game(player: MCTSPlayer, rules: Rules, start: list[int],
                                                             weights=visits.tolist())[0]]))
         board.push(move)
         ply += 1
-    winner = board.outcome().winner
+    winner = _finished(board).winner
     n = len(rows)
     return Positions(
         np.array([r[0] for r in rows], np.int16).reshape(n, kernel.STATE_SIZE),
@@ -160,7 +168,7 @@ def _duel(args: tuple[Searcher, Searcher, int, str, int]) -> float:
             best = search_move(players[board.turn], board).best
             assert best is not None
             board.push(best.move)
-        winner = board.outcome().winner
+        winner = _finished(board).winner
         points += 0.5 if winner is None else float(winner == a_side)
     return points
 

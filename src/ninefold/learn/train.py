@@ -12,6 +12,7 @@ game's result and the search's value of the root.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -176,7 +177,7 @@ def evaluate_losses(model: PolicyValue, data: Dataset, batch: int = 4096) -> Los
 
 
 def fit(model: PolicyValue, data: Dataset, epochs: int, seed: int, batch: int = 1024,
-        lr: float = 1e-3, report=None) -> None:
+        lr: float = 1e-3, report: Callable[[int, int], object] | None = None) -> None:
     """Train `model` on `data` for `epochs` passes (Adam, a random symmetry per batch)."""
     gen = torch.Generator().manual_seed(seed)
     fmaps, amaps = (torch.from_numpy(m) for m in symmetries())

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bz2
 import contextlib
+import functools
 import gzip
 import io
 import lzma
@@ -63,7 +64,7 @@ MAGIC = (
     (b"PK\x03\x04", "zip"), (b"PK\x05\x06", "zip"), (b"\x1f\x8b", "gz"), (b"BZh", "bz2"),
     (b"\xfd7zXZ\x00", "xz"), (b"Rar!\x1a\x07", "rar"),
 )
-_DECOMPRESSORS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
+_DECOMPRESSORS: dict[str, Callable[[io.BytesIO], io.BufferedIOBase]] = {
     "gz": lambda f: gzip.GzipFile(fileobj=f),
     "bz2": bz2.BZ2File,
     "xz": lzma.LZMAFile,
@@ -215,7 +216,7 @@ def _zip_members(data: bytes, limits: ArchiveLimits) -> Iterator[_Member]:
                     "dir" if stat.S_ISDIR(mode) else
                     "link" if stat.S_ISLNK(mode) else "other")
             yield _Member(info.filename, kind, bool(mode & 0o111), info.file_size,
-                          lambda info=info: zf.open(info))
+                          functools.partial(zf.open, info))
 
 
 def _tar_members(data: bytes, kind: str, limits: ArchiveLimits) -> Iterator[_Member]:
@@ -228,7 +229,15 @@ def _tar_members(data: bytes, kind: str, limits: ArchiveLimits) -> Iterator[_Mem
                     "dir" if info.isdir() else
                     "link" if info.issym() or info.islnk() else "other")
             yield _Member(info.name, what, bool(info.mode & 0o111), info.size,
-                          lambda info=info: tf.extractfile(info))
+                          functools.partial(_extract, tf, info))
+
+
+def _extract(tf: tarfile.TarFile, info: tarfile.TarInfo) -> IO[bytes]:
+    """A tar member's bytes (it is a plain file: only those are opened)."""
+    f = tf.extractfile(info)
+    if f is None:
+        raise ArchiveError(f"{clip(info.name)} is not a plain file")
+    return f
 
 
 def tar_budget(limits: ArchiveLimits) -> int:
@@ -284,7 +293,7 @@ def _write(members: Iterator[_Member], root: Path, limits: ArchiveLimits) -> lis
 class _Capped(io.RawIOBase):
     """A stream that raises `ArchiveError` once more than `budget` bytes come out of it."""
 
-    def __init__(self, raw: IO[bytes], budget: int, limits: ArchiveLimits) -> None:
+    def __init__(self, raw: io.BufferedIOBase, budget: int, limits: ArchiveLimits) -> None:
         self.raw, self.left, self.limits = raw, budget, limits
 
     def readable(self) -> bool:

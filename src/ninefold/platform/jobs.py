@@ -20,7 +20,7 @@ from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS
 from ninefold.arena.referee import Seat, play_game
 from ninefold.platform import recipes, sandbox
 from ninefold.platform.archive import unpack
-from ninefold.platform.store import Contest, GameRow, Store
+from ninefold.platform.store import Contest, GameRow, Store, existing
 from ninefold.protocols.clock import TimeControl
 
 MAX_LOG_CHARS = 64_000  # of each bot's stderr kept with a game (its tail)
@@ -76,15 +76,18 @@ def time_control(contest: Contest | Job) -> TimeControl:
 
 
 def job_for(store: Store, game: GameRow) -> Job:
-    """The self-contained job of a claimed game."""
-    contest = store.contest(game.contest_id)
-    assert contest is not None and game.claim is not None
+    """The self-contained job of a claimed game: `ValueError` if it is not claimed,
+    `NotFound` if a row it names (contest, version, bot, build) is missing."""
+    if game.claim is None:
+        raise ValueError(f"game {game.id} is not claimed: it has no job")
+    contest = existing(store.contest(game.contest_id), f"contest {game.contest_id}")
 
     def side(version_id: int) -> Side:
-        v = store.version(version_id)
-        bot = store.bot(v.bot_id)
-        return Side(version_id, f"{bot.name}-v{v.number}", v.language or "",
-                    store.version_blob(version_id, "build") or b"")
+        v = existing(store.version(version_id), f"version {version_id}")
+        bot = existing(store.bot(v.bot_id), f"bot {v.bot_id}")
+        build = existing(store.version_blob(version_id, "build"),
+                         f"build of version {version_id}")
+        return Side(version_id, f"{bot.name}-v{v.number}", v.language or "", build)
 
     return Job(game.id, game.claim, contest.rules, contest.protocol, contest.time_control,
                game.opening, side(game.x_version), side(game.o_version))

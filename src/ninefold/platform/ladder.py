@@ -29,7 +29,8 @@ Rating = tuple[float, float]  # (mu, sigma)
 
 MODEL = PlackettLuce()
 INITIAL: Rating = (MODEL.mu, MODEL.sigma)
-RANKS = {"1-0": [1, 2], "0-1": [2, 1], "1/2-1/2": [1, 1]}  # openskill: lower rank is better
+# openskill: lower rank is better
+RANKS: dict[str, list[float]] = {"1-0": [1, 2], "0-1": [2, 1], "1/2-1/2": [1, 1]}
 
 
 def ordinal(mu: float, sigma: float) -> float:

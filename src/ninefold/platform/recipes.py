@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields, replace
 from fnmatch import fnmatchcase
 from importlib import resources
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 ENTRY_RULES = ("", "first-match", "main-class")
 MAX_SOURCE_READ = 1 << 20  # bytes of a Java file searched for its main method and package
@@ -147,7 +148,9 @@ def load(text: str) -> dict[str, Recipe]:
                 raise RecipeError(f"{where}: {key} is required")
         if table.get("entry", "") not in ENTRY_RULES:
             raise RecipeError(f"{where}: entry must be one of {ENTRY_RULES}")
-        values = {k: tuple(v) if isinstance(v, list) else v for k, v in table.items()}
+        # each value's type was checked against its field's above
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                                  for k, v in table.items()}
         found[name] = Recipe(name=name, **values)
     return found
 

@@ -13,7 +13,7 @@ import time
 
 from ninefold.arena.config import Openings
 from ninefold.platform import ladder
-from ninefold.platform.store import Contest, Store
+from ninefold.platform.store import Contest, Store, existing
 
 QUEUE_PER_WORKER = 2  # games kept queued per worker, so none waits for the scheduler
 
@@ -22,8 +22,10 @@ def rate_finished(store: Store, contest_id: int) -> int:
     """Rate the contest's finished games not yet rated, in the order they finished."""
     rated = 0
     for game in store.unrated_games(contest_id):
-        x, o = store.version(game.x_version), store.version(game.o_version)
-        assert game.result is not None
+        x = existing(store.version(game.x_version), f"version {game.x_version}")
+        o = existing(store.version(game.o_version), f"version {game.o_version}")
+        if game.result is None:
+            raise ValueError(f"game {game.id} has no result to rate")
         new_x, new_o = ladder.update((x.mu, x.sigma), (o.mu, o.sigma), game.result)
         rated += store.rate(game.id, {x.id: new_x, o.id: new_o}, time.time())
     return rated

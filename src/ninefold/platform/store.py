@@ -43,7 +43,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from alembic import command
@@ -67,6 +67,8 @@ VERSION_STATUSES = ("uploaded", "compiling", "compile_failed", "testing", "test_
 GAME_STATUSES = ("queued", "running", "done")
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 BLOBS = ("archive", "build")
+
+Row = TypeVar("Row")
 INITIAL_MU, INITIAL_SIGMA = 25.0, 25.0 / 3  # openskill's defaults (`ladder.INITIAL`)
 MAX_ATTEMPTS = 3  # a game whose lease ran out this often is given up
 CONTEST_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}\Z")
@@ -345,6 +347,19 @@ def _game(row: sa.Row[Any]) -> GameRow:
     return GameRow(**data)
 
 
+def existing(row: Row | None, what: str) -> Row:
+    """`row`, or `NotFound` naming `what` if it is None: for a row that another row's id
+    vouches for (a game's versions, a version's bot), which only a bug can make missing.
+
+    >>> existing(None, "version 7")
+    Traceback (most recent call last):
+    ninefold.platform.store.NotFound: no version 7
+    """
+    if row is None:
+        raise NotFound(f"no {what}")
+    return row
+
+
 def _check(value: str, allowed: Sequence[str], what: str) -> None:
     if value not in allowed:
         raise ValueError(f"{what} {value!r} is not one of {', '.join(allowed)}")
@@ -610,7 +625,7 @@ class Store:
 
     def bots(self, contest_id: int | None = None, owner_id: int | None = None) -> list[Bot]:
         """Bots, oldest first, of one contest and/or one owner (all when None)."""
-        where = [sa.true()]
+        where: list[sa.ColumnElement[bool]] = [sa.true()]
         if contest_id is not None:
             where.append(bots.c.contest_id == contest_id)
         if owner_id is not None:
@@ -819,7 +834,7 @@ class Store:
     def games(self, contest_id: int | None = None, version_id: int | None = None,
               status: str | None = None, limit: int = 100, offset: int = 0) -> list[GameRow]:
         """Games newest first, of one contest, one version (as X or O), one status."""
-        where = [sa.true()]
+        where: list[sa.ColumnElement[bool]] = [sa.true()]
         if contest_id is not None:
             where.append(games.c.contest_id == contest_id)
         if version_id is not None:

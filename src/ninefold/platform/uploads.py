@@ -28,7 +28,7 @@ from ninefold.arena.referee import Seat
 from ninefold.platform import recipes, sandbox
 from ninefold.platform.archive import ArchiveError, unpack
 from ninefold.platform.jobs import time_control
-from ninefold.platform.store import Bot, Contest, Store, TooManyBots, User, Version
+from ninefold.platform.store import Bot, Contest, Store, TooManyBots, User, Version, existing
 
 MAX_BUILD_BYTES = 64 << 20  # a compiled folder kept in the database
 UNFINISHED = ("uploaded", "compiling", "testing")
@@ -67,14 +67,19 @@ def submit(store: Store, contest: Contest, user: User, bot_name: str, filename: 
         raise NotYours(f"the bot {bot_name!r} belongs to someone else")
     version = store.add_version(bot.id, filename, data)
     store.set_version_status(version.id, "uploaded", language=recipe.name)
-    return bot, store.version(version.id)
+    return bot, _version(store, version.id)
+
+
+def _version(store: Store, version_id: int) -> Version:
+    return existing(store.version(version_id), f"version {version_id}")
 
 
 def build(store: Store, version_id: int) -> Version:
-    """Compile and input-test one version; the version as it ends."""
-    version = store.version(version_id)
-    bot = store.bot(version.bot_id)
-    contest = store.contest(bot.contest_id)
+    """Compile and input-test one version; the version as it ends (`NotFound` if it, its
+    bot or its contest is missing)."""
+    version = _version(store, version_id)
+    bot = existing(store.bot(version.bot_id), f"bot {version.bot_id}")
+    contest = existing(store.contest(bot.contest_id), f"contest {bot.contest_id}")
     recipe = recipes.named(version.language or "")
     with tempfile.TemporaryDirectory(prefix="ninefold-build-") as tmp:
         src, out = Path(tmp) / "src", Path(tmp) / "out"
@@ -84,13 +89,13 @@ def build(store: Store, version_id: int) -> Version:
         made = sandbox.compile_bot(src, recipe, out)
         if not made.ok:
             store.set_version_status(version_id, "compile_failed", compile_log=made.log)
-            return store.version(version_id)
+            return _version(store, version_id)
         tarred = tar_folder(out)
         if len(tarred) > MAX_BUILD_BYTES:
             store.set_version_status(version_id, "compile_failed", compile_log=made.log + (
                 f"\nthe compiled folder is {len(tarred) >> 20} MiB: at most "
                 f"{MAX_BUILD_BYTES >> 20} MiB"))
-            return store.version(version_id)
+            return _version(store, version_id)
         store.set_version_status(version_id, "testing", compile_log=made.log, build=tarred)
         seat = Seat.external(sandbox.game_command(out, recipe), contest.protocol,
                              name=bot.name, tc=time_control(contest))
@@ -104,7 +109,7 @@ def build(store: Store, version_id: int) -> Version:
         store.activate(version_id)
     else:
         store.set_version_status(version_id, "test_failed", test_log=text)
-    return store.version(version_id)
+    return _version(store, version_id)
 
 
 def tar_folder(folder: Path) -> bytes:

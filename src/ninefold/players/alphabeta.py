@@ -144,7 +144,8 @@ def _terminal_value(s: np.ndarray, ply: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _gen(s, flags, ply, moves, nmoves, tt_move, history) -> None:
+def _gen(s: np.ndarray, flags: int, ply: int, moves: np.ndarray, nmoves: np.ndarray,
+         tt_move: int, history: np.ndarray) -> None:
     """Legal moves of `s` into moves[ply], best-looking first."""
     side = s[SIDE]
     other = side ^ 1
@@ -290,11 +291,11 @@ def search_depth(
                 alpha[ply] = value
                 if value >= beta[ply]:
                     history[bestmove[ply]] += (depth - ply) * (depth - ply)
-    return bestmove[0], best[0], nodes, True
 
 
 @njit(cache=True)
-def tt_pv(root: np.ndarray, flags: int, tt_key, tt_move, limit: int) -> np.ndarray:
+def tt_pv(root: np.ndarray, flags: int, tt_key: np.ndarray, tt_move: np.ndarray,
+          limit: int) -> np.ndarray:
     """The principal variation read back from the transposition table."""
     mask = tt_key.shape[0] - 1
     s = root.copy()

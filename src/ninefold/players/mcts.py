@@ -70,7 +70,7 @@ from ninefold.players.net import Net, load_net
 from ninefold.players.player import MAX_MS, Limit, Player, PlayResult, check_positive
 from ninefold.players.registry import register
 from ninefold.players.warmup import compile_searches
-from ninefold.rules import Board, Move
+from ninefold.rules import Board, Move, Rules
 from ninefold.system import physical_memory_bytes, usable_cpus
 
 # Defaults chosen by measurement (docs/players.md has the numbers).
@@ -334,7 +334,7 @@ class MCTSPlayer(Player):
         else:
             self.trees = [Tree(capacity, self.seed + 7919 * i) for i in range(threads)]
         self._history: list[Move] | None = None
-        self._rules = None
+        self._rules: Rules | None = None
         self._pool: ThreadPoolExecutor | None = None
         compile_searches("mcts" if self.net is None else ["mcts", "mcts-net"])
 
@@ -345,8 +345,8 @@ class MCTSPlayer(Player):
     # ---- budget
 
     def _budget(self, board: Board, limit: Limit, start: float) -> Budget:
-        sims = min(x for x in (self.sims, limit.sims, 1 << 62) if x is not None)
-        sims = sims if sims < 1 << 62 else None
+        fewest = min(x for x in (self.sims, limit.sims, 1 << 62) if x is not None)
+        sims = fewest if fewest < 1 << 62 else None
         plan = timing.move_budget(
             own_ms=self.ms, move_ms=limit.move_ms, bank_ms=limit.bank_ms,
             increment_ms=limit.increment_ms or 0.0, max_bank_ms=limit.max_bank_ms,
@@ -660,8 +660,9 @@ class MCTSPlayer(Player):
         return [Move.from_action(a) for a in self.trees[0].line(move.action, limit)]
 
     def __del__(self) -> None:
-        if getattr(self, "_pool", None) is not None:
-            self._pool.shutdown(wait=False)
+        pool: ThreadPoolExecutor | None = getattr(self, "_pool", None)  # None: __init__ failed
+        if pool is not None:
+            pool.shutdown(wait=False)
 
 
 def _finish(run: Generator[int, None, int]) -> int:
@@ -670,7 +671,8 @@ def _finish(run: Generator[int, None, int]) -> int:
         try:
             next(run)
         except StopIteration as end:
-            return end.value
+            done: int = end.value
+            return done
 
 
 __all__ = ["MCTSPlayer", "MoveStat", "Snapshot", "Tree"]

@@ -83,8 +83,8 @@ class TreeArrays(NamedTuple):
     # the capacity once the tree is full)
 
 
-DTYPES = TreeArrays(np.int32, np.int8, np.int8, np.int32, np.float64, np.int8, np.float32,
-                    np.int64)
+DTYPES: tuple[type[np.generic], ...] = (  # of the arrays, in `TreeArrays`' order
+    np.int32, np.int8, np.int8, np.int32, np.float64, np.int8, np.float32, np.int64)
 BYTES_PER_NODE = sum(np.dtype(d).itemsize for d in DTYPES[:-1])
 
 
@@ -419,7 +419,8 @@ def compact(src: TreeArrays, dst: TreeArrays) -> int:
 
 
 @njit(cache=True, nogil=True)
-def children(t: TreeArrays, node: int):
+def children(t: TreeArrays, node: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                np.ndarray]:
     """(actions, visits, wins, status) of the children of `node` (empty if not expanded)."""
     f = atomic_load(t.first, node)  # acquire: threads may be expanding the node
     k = t.nchild[node] if f >= 0 else 0

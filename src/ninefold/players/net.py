@@ -242,8 +242,10 @@ def save_net(net: Net, path: str | Path, meta: dict[str, object]) -> None:
     path = Path(path)
     tmp = path.with_name(path.name + ".part")
     with open(tmp, "wb") as f:
+        # (the stub fears the unpacked names hold `allow_pickle`: they are the net's fields)
         np.savez(f, meta=np.array(json.dumps(meta, sort_keys=True)),
-                 **{k: np.ascontiguousarray(v, np.float32) for k, v in net._asdict().items()})
+                 **{k: np.ascontiguousarray(v, np.float32)  # type: ignore[arg-type]
+                    for k, v in net._asdict().items()})
     os.replace(tmp, path)
 
 

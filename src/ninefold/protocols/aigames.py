@@ -17,6 +17,7 @@ The field and macroboard lines are written and read by
 from __future__ import annotations
 
 import time
+from typing import TextIO
 
 from ninefold.players.player import Player, PlayResult
 from ninefold.protocols.clock import Clock, TimeControl
@@ -109,7 +110,8 @@ class AIGamesRunner(BotRunner):
     enc: FieldEncoding = AIGAMES
     verb = "place_move"
 
-    def __init__(self, player: Player, rules: Rules | str = "standard", **kw) -> None:
+    def __init__(self, player: Player, rules: Rules | str = "standard",
+                 **kw: TextIO | None) -> None:
         super().__init__(player, rules, **kw)
         platform = TimeControl.for_protocol(self.protocol)  # until the settings say
         self.settings: dict[str, str] = {"timebank": str(platform.bank_ms),

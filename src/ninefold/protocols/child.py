@@ -80,7 +80,7 @@ class _Frames:
         end = HEADER + int.from_bytes(self.buffer[:HEADER], "big")
         if len(self.buffer) < end:
             return None
-        message = pickle.loads(self.buffer[HEADER:end])
+        message: tuple[Any, ...] = pickle.loads(self.buffer[HEADER:end])
         del self.buffer[:end]
         return message
 

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import contextlib
 import random
+from pathlib import Path
+from typing import TextIO
 
 from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.protocols.clock import Clock, TimeControl
 from ninefold.protocols.connection import BotConnection
 from ninefold.protocols.fields import parse_int
+from ninefold.protocols.process import BotCommand
 from ninefold.protocols.runner import BotRunner
 from ninefold.rules import Board, IllegalMoveError, InvalidMoveError, Mark, Move, Rules
 
@@ -33,8 +36,9 @@ class CodinGameConnection(BotConnection):
 
     protocol = "codingame"
 
-    def __init__(self, *args, seed: int | None = None, **kw) -> None:
-        super().__init__(*args, **kw)
+    def __init__(self, cmd: BotCommand, name: str | None = None,
+                 log_path: str | Path | None = None, *, seed: int | None = None) -> None:
+        super().__init__(cmd, name, log_path)
         self.rng = random.Random(seed)
 
     def start(self, seat: Mark, board: Board, tc: TimeControl) -> None:
@@ -73,7 +77,7 @@ class CodinGameRunner(BotRunner):
 
     def __init__(self, player: Player, rules: Rules | str = "codingame",
                  first_turn_ms: float | None = None, turn_ms: float | None = None,
-                 **kw) -> None:
+                 **kw: TextIO | None) -> None:
         super().__init__(player, rules, **kw)
         platform = TimeControl.for_protocol(self.protocol)  # the times not given
         self.first_turn_ms = float(first_turn_ms or platform.turn_ms_for(0))

@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, NoReturn
 
 from ninefold.options import clip
 
@@ -128,7 +128,7 @@ class BotProcess:
         control_r, self._control = os.pipe()
         report_r, report_w = os.pipe()
         try:
-            self.proc = subprocess.Popen(
+            proc = self.proc = subprocess.Popen(
                 supervised(argv, control_r, report_w, self.cmd.memory_mb, self.cmd.cpu_s),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 cwd=self.cmd.cwd or None, env=env, start_new_session=True, bufsize=0,
@@ -145,20 +145,20 @@ class BotProcess:
         report = self._read_report(report_r)
         if not report.startswith("ok "):
             errno, _, text = report.removeprefix("error ").partition(" ")
-            exc = OSError(int(errno) if errno.isdigit() else 0, text or "no report", argv[0])
-            message = f"cannot start bot {self.cmd.command!r}: {exc}"
+            error = OSError(int(errno) if errno.isdigit() else 0, text or "no report", argv[0])
+            message = f"cannot start bot {self.cmd.command!r}: {error}"
             self.note(message)
             self.close()
             raise BotStartError(message)
         self.bot_pid = int(report.split()[1])
-        assert self.proc.stdout is not None and self.proc.stderr is not None
-        for target, stream in ((self._read_stdout, self.proc.stdout),
-                               (self._read_stderr, self.proc.stderr)):
+        assert proc.stdout is not None and proc.stderr is not None  # both are PIPEs
+        for target, stream in ((self._read_stdout, proc.stdout),
+                               (self._read_stderr, proc.stderr)):
             t = threading.Thread(target=target, args=(stream,), daemon=True)
             t.start()
             self._threads.append(t)
 
-    def _fail_start(self, text: str) -> None:
+    def _fail_start(self, text: str) -> NoReturn:
         self.note(text)
         if self._log:
             self._log.close()

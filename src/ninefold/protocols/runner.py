@@ -223,7 +223,7 @@ class BotRunner(ABC):
         measures.wakes.append(1000.0 * (woke - box["done_at"]))
         self._stamps = (1000.0 * (box["began_at"] - t0), 1000.0 * (box["done_at"] - t0),
                         1000.0 * (woke - t0))
-        move = box.get("move")
+        move: Move | None = box.get("move")
         if move is None or move not in legal:
             return self.rescue(board, legal, f"player gave {move!r} ({box.get('error')!r})")
         return move

@@ -153,6 +153,8 @@ class SearchProcess(Relay):
                 continue  # the late answer to a request given up on
             if kind == "failed":
                 raise RuntimeError(payload)
+            if not isinstance(payload, PlayResult):
+                raise RuntimeError(f"the search process answered {payload!r}, not a move")
             return payload
 
     def close(self) -> None:
@@ -261,9 +263,10 @@ def _without_blas() -> Iterator[None]:
     if "scipy.linalg" in sys.modules:
         yield
         return
+    # None blocks the import; the stub types every entry as a module
     sys.modules["scipy.linalg"] = None  # type: ignore[assignment]
     try:
         yield
     finally:
-        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
+        if "scipy.linalg" in sys.modules and sys.modules.get("scipy.linalg") is None:
             del sys.modules["scipy.linalg"]

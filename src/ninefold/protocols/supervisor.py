@@ -21,31 +21,40 @@ starts in a few tens of milliseconds with ``-I -S``.
 
 from __future__ import annotations
 
-import _signal as signal  # the C module: ``signal`` imports enum, which doubles the start-up
 import os
 import select
 import sys
+
+TYPE_CHECKING = False  # not `typing`'s: importing typing would double the start-up
+if TYPE_CHECKING:
+    import signal
+    from collections.abc import Callable
+
+    Prctl = Callable[[int, int], object]
+else:
+    import _signal as signal  # the C module: ``signal`` imports enum, which doubles the start-up
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 ENDING = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
-def _prctl():
+def _prctl() -> Prctl | None:
     """Linux's ``prctl`` through ``_ctypes`` (``ctypes`` itself costs ~10 ms to import)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
         import _ctypes
 
-        class CInt(_ctypes._SimpleCData):
+        class CInt(_ctypes._SimpleCData):  # type: ignore[type-arg]  # no [int] at run time
             _type_ = "i"
 
         class Function(_ctypes.CFuncPtr):
             _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
             _restype_ = CInt
 
-        return Function(_ctypes.dlsym(_ctypes.dlopen(None), "prctl"))
+        # dlopen(None) is the program itself; typeshed's stub wants a path
+        return Function(_ctypes.dlsym(_ctypes.dlopen(None), "prctl"))  # type: ignore[arg-type]
     except (ImportError, OSError, AttributeError):
         return None
 
@@ -144,7 +153,8 @@ def _exit_like(status: int) -> None:
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
-def _exec_bot(argv: list[str], memory: int, cpu: int, errors: int, prctl) -> None:
+def _exec_bot(argv: list[str], memory: int, cpu: int, errors: int,
+              prctl: Prctl | None) -> None:
     """In the forked child: restore what Python changed, apply the limits, exec the bot."""
     try:
         for sig in (signal.SIGCHLD, *ENDING):

@@ -507,8 +507,9 @@ def mount(app: FastAPI, analyst: Analyst | None = None) -> Analyst:
     """Add the analysis routes to `app`, with `analyst` (default: a new one) on
     ``app.state.analyst``; the app's shutdown should call ``app.state.analyst.close()``."""
     app.include_router(router)
-    app.state.analyst = analyst or Analyst()
-    return app.state.analyst
+    chosen = analyst or Analyst()
+    app.state.analyst = chosen
+    return chosen
 
 
 __all__ = ["MAX_MS", "AnalysisError", "Analyst", "Job", "Snapshot", "mount", "router"]

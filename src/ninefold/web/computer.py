@@ -76,8 +76,8 @@ class Computer:
             raise
         finally:
             self._idle.put(child)
-        if kind == "failed":
-            raise RuntimeError(answer)
+        if kind == "failed" or not isinstance(answer, Move):
+            raise RuntimeError(f"the computer's worker answered {answer!r}, not a move")
         return answer
 
     def close(self) -> None:

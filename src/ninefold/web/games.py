@@ -139,8 +139,8 @@ class WebGame:
         else:  # the computer's side has no token
             tokens = {side(m): secrets.token_urlsafe(TOKEN_BYTES) for m in Mark
                       if mode is Mode.ONLINE or m is human}
-        seats = {side(m): token_hash(tokens[side(m)]) if side(m) in tokens else None
-                 for m in Mark}
+        seats: dict[str, str | None] = {
+            side(m): token_hash(tokens[side(m)]) if side(m) in tokens else None for m in Mark}
         game = cls(game_id, mode, rules, opening, moves, seats, level, created=created,
                    clock=clock, start=position)
         if clock is not None:

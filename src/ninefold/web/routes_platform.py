@@ -34,7 +34,16 @@ from starlette.requests import HTTPConnection
 
 from ninefold.platform import ladder
 from ninefold.platform.accounts import LIFETIMES, Accounts, AuthError
-from ninefold.platform.store import Bot, Contest, GameRow, NameTaken, Store, User, Version
+from ninefold.platform.store import (
+    Bot,
+    Contest,
+    GameRow,
+    NameTaken,
+    Store,
+    User,
+    Version,
+    existing,
+)
 from ninefold.platform.uploads import NotYours, UploadError, submit
 from ninefold.protocols.clock import TimeControl
 from ninefold.rules import Board, Move, Rules, opening_moves
@@ -152,8 +161,9 @@ def summary(store: Store, g: GameRow, names: dict[int, tuple[str, int]],
     contests' names already read."""
     for vid in (g.x_version, g.o_version):
         if vid not in names:
-            v = store.version(vid)
-            names[vid] = (f"{store.bot(v.bot_id).name} v{v.number}", v.bot_id)
+            v = existing(store.version(vid), f"version {vid}")
+            bot = existing(store.bot(v.bot_id), f"bot {v.bot_id}")
+            names[vid] = (f"{bot.name} v{v.number}", v.bot_id)
     if g.contest_id not in contests:
         c = store.contest(g.contest_id)
         contests[g.contest_id] = c.name if c else "?"
@@ -220,8 +230,6 @@ async def who_am_i(u: Signed) -> Me:
 
 @router.post("/tokens", response_model=ApiToken, status_code=201,
              responses={401: ERRORS[403]})
-
-
 async def new_token(u: Signed, accounts: PlatformAccounts) -> ApiToken:
     """An API token for scripts and ``ninefold platform upload``."""
     token = await asyncio.to_thread(accounts.api_token, u)
@@ -235,8 +243,6 @@ async def contests(store: PlatformStore) -> list[ContestView]:
 
 @router.post("/contests", response_model=ContestView, status_code=201,
              responses={**ERRORS, 401: ERRORS[403]})
-
-
 async def new_contest(req: NewContest, u: Signed, store: PlatformStore) -> ContestView:
     """A new contest (admins only)."""
     if not u.is_admin:
@@ -280,8 +286,6 @@ async def leaderboard(name: str, store: PlatformStore) -> Leaderboard:
 
 @router.post("/contests/{name}/bots", response_model=VersionView, status_code=201,
              responses={**ERRORS, 401: ERRORS[403]})
-
-
 async def upload(name: str, u: Signed, store: PlatformStore, platform: Service,
                  bot: Annotated[str, Form(min_length=1, max_length=32,
                                           pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")],
@@ -313,7 +317,8 @@ async def version(version_id: Id, who: Viewer, store: PlatformStore) -> VersionV
         v = store.version(version_id)
         if v is None:
             raise NotFound(f"no version {version_id}")
-        return version_view(v, who is not None and store.bot(v.bot_id).owner_id == who.id)
+        owner = existing(store.bot(v.bot_id), f"bot {v.bot_id}").owner_id
+        return version_view(v, who is not None and owner == who.id)
     return await asyncio.to_thread(read)
 
 
@@ -336,8 +341,6 @@ async def bot_page(bot_id: Id, who: Viewer, store: PlatformStore) -> BotView:
 
 @router.get("/bots/{bot_id}/rating.png", response_class=Response,
             responses={200: {"content": {"image/png": {}}}, **ERRORS})
-
-
 async def rating_plot(bot_id: Id, store: PlatformStore) -> Response:
     """The bot's rating after each game it played (every version), as a PNG."""
     def draw() -> bytes:
@@ -393,14 +396,14 @@ async def game_replay(game_id: Id, store: PlatformStore) -> Replay:
 
 @router.get("/games/{game_id}/logs", response_model=GameLogs,
             responses={**ERRORS, 401: ERRORS[403]})
-
-
 async def game_logs(game_id: Id, u: Signed, store: PlatformStore) -> GameLogs:
     """The stderr of your bots in this game (403 if neither side is yours)."""
     def read() -> GameLogs:
         g = game_row(store, game_id)
-        owner = {vid: store.bot(store.version(vid).bot_id).owner_id
-                 for vid in (g.x_version, g.o_version)}
+        owner: dict[int, int] = {}
+        for vid in (g.x_version, g.o_version):
+            bot_id = existing(store.version(vid), f"version {vid}").bot_id
+            owner[vid] = existing(store.bot(bot_id), f"bot {bot_id}").owner_id
         x_mine, o_mine = owner[g.x_version] == u.id, owner[g.o_version] == u.id
         if not (x_mine or o_mine):
             raise Forbidden("neither bot of this game is yours")

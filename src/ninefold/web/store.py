@@ -26,6 +26,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ninefold.files import sqlite_wal
 from ninefold.rules import Mark, Move, Rules
@@ -153,7 +154,7 @@ def _mark(side: str | None) -> Mark | None:
     return None if side is None else Mark[side.upper()]
 
 
-def _row(game: WebGame) -> tuple:
+def _row(game: WebGame) -> tuple[Any, ...]:
     """The values of `COLUMNS` for `game`."""
     clock = None if game.clock is None else json.dumps(dataclasses.asdict(game.clock))
     return (game.rules.name, game.opening, " ".join(str(m) for m in game.moves), game.ply,
@@ -163,7 +164,7 @@ def _row(game: WebGame) -> tuple:
             game.running_since, maybe_side(game.flagged), game.start)
 
 
-def _game(row: tuple) -> WebGame:
+def _game(row: tuple[Any, ...]) -> WebGame:
     (gid, created, mode, changes, rules, opening, moves, _ply, seats, level, resigned,
      draw_offer, agreed, clock, left_ms, running_since, flagged, start) = row
     game = WebGame(gid, Mode(mode), Rules.parse(rules), opening,

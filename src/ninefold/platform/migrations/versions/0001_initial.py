@@ -23,8 +23,10 @@ def _pk(table: str, column: str = "id") -> sa.PrimaryKeyConstraint:
     return sa.PrimaryKeyConstraint(column, name=f"pk_{table}")
 
 
-def _fk(table: str, column: str, target: str, **kw: str) -> sa.ForeignKeyConstraint:
-    return sa.ForeignKeyConstraint([column], [target], name=f"fk_{table}_{column}", **kw)
+def _fk(table: str, column: str, target: str,
+        ondelete: str | None = None) -> sa.ForeignKeyConstraint:
+    return sa.ForeignKeyConstraint([column], [target], name=f"fk_{table}_{column}",
+                                   ondelete=ondelete)
 
 
 def _one_of(table: str, column: str, values: tuple[str, ...]) -> sa.CheckConstraint:
