@@ -163,7 +163,8 @@ def analyze(
     top: int = typer.Option(8, min=1, help="How many moves to list."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Win probability for the side to move, the best moves and the principal variation."""
+    """Win probability for the side to move, the best moves and the principal variation,
+    by level 10's search (the player named in the output)."""
     from dataclasses import asdict
 
     from ninefold.players.analysis import analyze as run_analysis
@@ -183,7 +184,7 @@ def analyze(
     proven = f" (proven {result.proven})" if result.proven else ""
     console.print(
         f"{result.side_to_move} to move: win probability {100 * result.win_probability:.1f}%"
-        f"{proven}   [{result.sims:,} simulations in {result.ms:.0f} ms]",
+        f"{proven}   [{result.sims:,} simulations in {result.ms:.0f} ms by {result.player}]",
         highlight=False,
     )
     for m in result.moves:
