@@ -137,7 +137,7 @@ def test_analyze_start_with_rules() -> None:
 def test_analyze_names_its_player_level_10s_search() -> None:
     result, text = run("analyze", "start", "--ms", "30")
     assert result.exit_code == 0, text
-    assert f"by {analysis_spec()}]" in text and "net=default" in text
+    assert text.endswith(f"player: {analysis_spec()}") and "net=default" in text
 
 
 # --- hints -----------------------------------------------------------------------------

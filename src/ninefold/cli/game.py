@@ -184,7 +184,7 @@ def analyze(
     proven = f" (proven {result.proven})" if result.proven else ""
     console.print(
         f"{result.side_to_move} to move: win probability {100 * result.win_probability:.1f}%"
-        f"{proven}   [{result.sims:,} simulations in {result.ms:.0f} ms by {result.player}]",
+        f"{proven}   [{result.sims:,} simulations in {result.ms:.0f} ms]",
         highlight=False,
     )
     for m in result.moves:
@@ -192,6 +192,7 @@ def analyze(
         console.print(f"  {m.move!s:4} visits {m.visits:>9,}  value {m.value:.3f}{tag}",
                       highlight=False)
     console.print("pv: " + " ".join(str(m) for m in result.pv), highlight=False)
+    console.print(f"player: {result.player}", highlight=False)
 
 
 # --- bot arena: protocols, referee, matches, tournaments (see docs/arena.md) -------------
