@@ -6,6 +6,7 @@ Real players, real files; the terminal loop gets its input from a list of answer
 from __future__ import annotations
 
 import io
+import json
 import random
 
 from rich.console import Console
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 from ninefold import Board, Game, Move, write_games
 from ninefold.cli import app
 from ninefold.players import make_player
+from ninefold.players.level import analysis_spec
 from ninefold.terminal import play_game, replay_game
 
 runner = CliRunner()
@@ -128,7 +130,14 @@ def test_analyze_start_with_rules() -> None:
     result, text = run("analyze", "start", "--rules", "tic-tac-ku", "--moves", "e5", "--ms", "30",
                        "--json")
     assert result.exit_code == 0, text
-    assert '"side_to_move"' in text
+    data = json.loads(result.output.splitlines()[-1])  # after any compiling note
+    assert data["side_to_move"] == "O" and data["player"] == analysis_spec()
+
+
+def test_analyze_names_its_player_level_10s_search() -> None:
+    result, text = run("analyze", "start", "--ms", "30")
+    assert result.exit_code == 0, text
+    assert text.endswith(f"player: {analysis_spec()}") and "net=default" in text
 
 
 # --- hints -----------------------------------------------------------------------------
@@ -155,7 +164,8 @@ def one_winning_move() -> tuple[Board, Move]:
 
 
 def test_hint_comes_from_the_strongest_player_not_the_opponent() -> None:
-    # `hint` asked the opponent: a random opponent gave random hints.
+    # `hint` asked the opponent: a random opponent gave random hints. It asks the
+    # analyses' player (level 10's search), and names it.
     board, win = one_winning_move()
     out = io.StringIO()
     answers = iter(["hint", "quit"])
@@ -164,4 +174,5 @@ def test_hint_comes_from_the_strongest_player_not_the_opponent() -> None:
               ask=lambda _: next(answers))
     hints = [line for line in out.getvalue().splitlines() if line.startswith("hint:")]
     assert len(hints) == 1 and hints[0].split()[1] == str(win), (hints, win)
+    assert hints[0].endswith(f"from {analysis_spec()}"), hints
     assert board.outcome() is None  # the hint is not played

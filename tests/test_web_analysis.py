@@ -16,8 +16,9 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
+from ninefold.players import LADDER, parse_spec
 from ninefold.rules import Board, Move
-from ninefold.web.analysis import MAX_MS, MIN_MS, AnalysisError, Analyst, check_ms
+from ninefold.web.analysis import MAX_MS, MIN_MS, PLAYER, AnalysisError, Analyst, check_ms
 from ninefold.web.app import create_app
 from ninefold.web.computer import Computer
 from ninefold.web.notation import side
@@ -63,7 +64,7 @@ def until_done(ws) -> list[dict]:
 
 def check_sane(snapshot: dict) -> None:
     board = Board.from_position(snapshot["position"])
-    assert snapshot["type"] == "analysis"
+    assert snapshot["type"] == "analysis" and snapshot["player"] == PLAYER
     assert snapshot["turn"] == side(board.turn)
     assert abs(snapshot["x"] + snapshot["o"] - 1) < 1e-6 and 0 <= snapshot["x"] <= 1
     assert 1 <= len(snapshot["moves"]) <= 8
@@ -252,9 +253,18 @@ def test_beyond_the_bound_requests_wait_their_turn(client):
     assert len(analyst(client).workers()) == 1
 
 
+def test_the_analysis_searches_as_level_10_does():
+    """The default player is level 10's search (the network), on one thread, a draw
+    worth half a win (what the scores say)."""
+    name, options = parse_spec(PLAYER)
+    level_name, level = parse_spec(LADDER[10])
+    assert name == level_name and options["net"] == level["net"] == "default"
+    assert options["threads"] == 1 and options["draw"] == 0.5 and "ms" not in options
+
+
 def test_the_analysis_runs_the_player_it_is_given():
-    """`Analyst(player=...)`: the network's search as readily as the pure one; a spec
-    that is no MCTS player fails the analysis with a message."""
+    """`Analyst(player=...)`: the pure search as readily as the network's, each snapshot
+    naming it; a spec that is no MCTS player fails the analysis with a message."""
 
     async def analyse(analyst: Analyst) -> list[dict]:
         seen: list[dict] = []
@@ -268,7 +278,8 @@ def test_the_analysis_runs_the_player_it_is_given():
             analyst.close()
         return seen
 
-    seen = asyncio.run(analyse(Analyst(slots=1, player="mcts:net=default,threads=1")))
+    seen = asyncio.run(analyse(Analyst(slots=1, player="mcts:threads=1")))
     assert seen[-1]["done"] and seen[-1]["sims"] > 0 and seen[-1]["moves"]
+    assert {s["player"] for s in seen} == {"mcts:threads=1"}
     with pytest.raises(AnalysisError, match="not an MCTS player"):
         asyncio.run(analyse(Analyst(slots=1, player="random")))

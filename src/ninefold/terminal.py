@@ -13,7 +13,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from ninefold.players import Limit, Player, make_player, strongest_spec
+from ninefold.players import Limit, Player, make_player
+from ninefold.players.level import analysis_spec
 from ninefold.records import Game
 from ninefold.rules import Board, Mark, Move
 
@@ -72,8 +73,9 @@ def play_game(
 ) -> Board:
     """Play `board` to the end (or until the person quits): the person types moves
     like ``e5``; ``undo`` takes back the person's last move, ``hint`` asks the
-    player `hint_spec` (default: the strongest, made at the first hint, whoever the
-    opponent is), ``quit`` stops. Returns the board as it was left."""
+    player `hint_spec` (default: the analyses' player, `analysis_spec`: level 10's
+    search, one thread; made at the first hint, whoever the opponent is) and names it,
+    ``quit`` stops. Returns the board as it was left."""
     hinter: list[Player] = []  # made once, at the first hint
     console.print(
         f"You play {computer_mark.other} against {computer.spec} ({board.rules.name} rules). "
@@ -99,10 +101,10 @@ def play_game(
             continue
         if text == "hint":
             if not hinter:
-                hinter.append(make_player(hint_spec or strongest_spec()))
+                hinter.append(make_player(hint_spec or analysis_spec()))
             with console.status("thinking..."):
                 hint = hinter[0].play(board.copy(), Limit(move_ms=ms))
-            console.print(f"hint: [bold]{hint.move}[/]{_about(hint.info)}")
+            console.print(f"hint: [bold]{hint.move}[/]{_about(hint.info)} from {hinter[0].spec}")
             continue
         try:
             board.push(Move.parse(text))

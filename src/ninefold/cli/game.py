@@ -163,7 +163,8 @@ def analyze(
     top: int = typer.Option(8, min=1, help="How many moves to list."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Win probability for the side to move, the best moves and the principal variation."""
+    """Win probability for the side to move, the best moves and the principal variation,
+    by level 10's search (the player named in the output)."""
     from dataclasses import asdict
 
     from ninefold.players.analysis import analyze as run_analysis
@@ -191,6 +192,7 @@ def analyze(
         console.print(f"  {m.move!s:4} visits {m.visits:>9,}  value {m.value:.3f}{tag}",
                       highlight=False)
     console.print("pv: " + " ".join(str(m) for m in result.pv), highlight=False)
+    console.print(f"player: {result.player}", highlight=False)
 
 
 # --- bot arena: protocols, referee, matches, tournaments (see docs/arena.md) -------------

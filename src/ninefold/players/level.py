@@ -5,7 +5,8 @@ measured with `benchmarks/ladder.py` (table in docs/players.md): every level
 beats the one below it by at least 100 Elo. The searching levels count
 simulations, not time, so a level is equally strong on a fast or a slow
 computer; only level 10, the search with the network, thinks for as long
-as the clock allows, up to 2 s a move.
+as the clock allows, up to 2 s a move. The analyses (`analysis_spec`) search
+as level 10 does.
 
 >>> from ninefold import Board
 >>> make_level(1).play(Board()).move in Board().legal_moves
@@ -14,6 +15,7 @@ True
 
 from __future__ import annotations
 
+from ninefold.options import split_pairs
 from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.players.registry import make_player, parse_spec, player_kind, register
 from ninefold.rules import Board
@@ -30,6 +32,24 @@ LADDER: dict[int, str] = {
     9: "mcts:sims=42000",
     10: "mcts:net=default,ms=2000",
 }
+STRONGEST = max(LADDER)
+ANALYSIS_DRAW = 0.5  # what a draw is worth to an analysis: half a win, as its scores say
+
+
+def analysis_spec(threads: int = 1) -> str:
+    """The player that analyses positions (the web's analysis, ``ninefold analyze``, the
+    terminal game's hints): the strongest level's search, on `threads` threads, for as
+    long as the analysis is given (the level's own time a move left out), a draw worth
+    `ANALYSIS_DRAW` to it (level 10 plays on for the win with the network's ``draw=0.3``,
+    which would score the side to move low in drawn lines, and unlike a proven draw).
+
+    >>> analysis_spec(), analysis_spec(threads=2)
+    ('mcts:net=default,draw=0.5,threads=1', 'mcts:net=default,draw=0.5,threads=2')
+    """
+    name, _, options = LADDER[STRONGEST].partition(":")
+    kept = [key if value is None else f"{key}={value}" for key, value
+            in split_pairs(options, name) if key not in ("ms", "draw", "threads")]
+    return f"{name}:" + ",".join([*kept, f"draw={ANALYSIS_DRAW:g}", f"threads={threads}"])
 
 
 @register("level", positional="level")

@@ -9,8 +9,9 @@ one, at most `MAX_SLOTS`, so the computer's moves keep a core). A request
 beyond that waits its turn, first come first served, and is told so.
 
 One analysis is one search that goes on (`MCTSPlayer.search`, from a fresh
-tree, by the player `Analyst.player`, default `PLAYER`: the pure search; any
-MCTS spec, ``mcts:net=default`` with the network): the worker sends a snapshot
+tree, by the player `Analyst.player`, default `PLAYER`: level 10's search with
+the network, `analysis_spec`; any MCTS spec will do), each snapshot naming that
+player (``player``): the worker sends a snapshot
 after the first slice (`FIRST_SLICE_MS`), then at gaps growing from
 `FIRST_GAP_S` to `MAX_GAP_S`, and a last one (``done``) when the time is up or
 the root is proven. A thread reads the worker's pipe meanwhile (`child.Parent`),
@@ -44,6 +45,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, FastAPI, HTTPException, Query, Request, WebSocket
 from pydantic import BaseModel, Field
 
+from ninefold.players.level import analysis_spec
 from ninefold.players.player import Limit
 from ninefold.protocols.child import Child, ChildGone, Parent
 from ninefold.rules import Board
@@ -57,8 +59,8 @@ TOP_MOVES = 8  # moves in a snapshot
 PV_PLIES = 12  # the longest line shown for a move
 FIRST_SLICE_MS = 100.0  # the first search, before the first snapshot
 FIRST_GAP_S, GAP_GROWTH, MAX_GAP_S = 0.2, 1.5, 2.0  # between snapshots: 0.2, 0.3, ... 2 s
-PLAYER = "mcts:threads=1,nodes=2000000"  # a worker's player (one thread; its tree two
-# buffers of about 40 MB)
+PLAYER = analysis_spec(threads=1)  # a worker's player (one thread; its tree the default
+# 2,000,000 nodes, two buffers of about 46 MB)
 WORKER = "ninefold.web.analysis:serve"  # a worker's function
 CLOSE_WAIT_S = 3.0  # a worker not ended this long after its pipe closed is killed
 STOP_WAIT_S = 30.0  # a worker that does not end its search this long after a stop is killed
@@ -91,6 +93,8 @@ class Snapshot(BaseModel):
 
     type: Literal["analysis"] = "analysis"
     position: str = Field(..., description="The position analysed (as the server writes it).")
+    player: str = Field(..., description="The player that searches, as a spec (e.g. "
+                        f"{PLAYER!r}).")
     turn: Literal["x", "o"]
     ms: float = Field(..., description="Time searched so far.")
     sims: int = Field(..., description="Simulations run so far.")
@@ -174,10 +178,11 @@ def serve(parent: Parent) -> None:
     ms)``, until the server's end closes. Any message stops the analysis under way (the
     server sends ``("stop", ident)``); each analysis ends with ``("end", ident, error or
     None, simulations)``."""
-    from ninefold.players import make_player  # the worker's own imports: numba
+    from ninefold.players.analysis import analysis_player  # the worker's own imports: numba
     from ninefold.players.mcts import MCTSPlayer
 
-    spec, player = PLAYER, None
+    spec: str = PLAYER
+    player: MCTSPlayer | None = None
     for message in parent:
         if message[0] == "player":
             spec, player = message[1], None
@@ -186,10 +191,7 @@ def serve(parent: Parent) -> None:
             error, sims = None, 0
             try:
                 if player is None:
-                    made = make_player(spec)
-                    if not isinstance(made, MCTSPlayer):
-                        raise ValueError(f"{spec} is not an MCTS player")
-                    player = made
+                    player = analysis_player(spec)
                 sims = _search(parent, player, ident, board, ms)
             except Exception as exc:
                 error = f"the analysis failed: {exc}"
@@ -228,9 +230,10 @@ def _snapshot(player: Any, board: Board, snap: Any) -> dict[str, Any]:
     value = snap.value if snap.proven is not None or not moves else moves[0]["score"]
     mover = side(board.turn)
     x = value if mover == "x" else 1.0 - value
-    return {"type": "analysis", "position": board.position(), "turn": mover,
-            "ms": round(1000 * snap.seconds, 1), "sims": snap.sims, "done": snap.done,
-            "x": round(x, 4), "o": round(1.0 - x, 4), "proven": snap.proven, "moves": moves}
+    return {"type": "analysis", "position": board.position(), "player": player.spec,
+            "turn": mover, "ms": round(1000 * snap.seconds, 1), "sims": snap.sims,
+            "done": snap.done, "x": round(x, 4), "o": round(1.0 - x, 4), "proven": snap.proven,
+            "moves": moves}
 
 
 # --- in the server -------------------------------------------------------------------

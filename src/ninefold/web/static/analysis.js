@@ -72,7 +72,7 @@ export class AnalysisPanel {
     this.draw(msg.x);
     const proven = msg.proven ? `, proven ${msg.proven} for ${msg.turn.toUpperCase()}` : "";
     this.info.textContent = `${msg.sims.toLocaleString("en")} simulations in ` +
-      `${(msg.ms / 1000).toFixed(1)} s${proven}${msg.done ? "" : " (searching…)"}`;
+      `${(msg.ms / 1000).toFixed(1)} s by ${msg.player}${proven}${msg.done ? "" : " (searching…)"}`;
     const who = msg.turn.toUpperCase();
     this.caption.textContent = `Best moves for ${who}, with ${who}'s expected score and ` +
       "the line the search expects (click a move to play it):";
