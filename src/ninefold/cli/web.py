@@ -40,7 +40,6 @@ def serve(
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    from ninefold.web.app import create_app
     from ninefold.web.store import GameStore, is_postgres
 
     if processes > 1 and not is_postgres(db):
@@ -56,6 +55,8 @@ def serve(
     try:
         application: FastAPI | str
         if processes == 1:
+            from ninefold.web.app import create_app
+
             application = create_app(db, platform_url=platform or None, workers=workers)
         else:  # the table made once, here; each process builds its own app
             GameStore(db).close()
