@@ -1,4 +1,4 @@
-"""The web board's games in SQLite: one row a game, rewritten whole in one transaction.
+"""The web board's games in SQLite or PostgreSQL: one row a game, rewritten whole at once.
 
 A write says which version of the game it changes (`save(game, was_ply)`):
 if another request changed the game meanwhile, nothing is written and
@@ -6,6 +6,12 @@ if another request changed the game meanwhile, nothing is written and
 land. The database is in WAL mode, so readers never wait for a writer and
 a kill between two writes loses nothing already written. This module is where
 a `WebGame` becomes text and back: reading one builds its board once.
+
+The queries are the same on both backends (`Backend`): a SQLite file
+(`Sqlite`, the default: one server process), or a PostgreSQL database that
+several server processes share (``postgresql+psycopg://...``: the backend in
+`ninefold.web.postgres`, which also notifies the other processes of each
+change and lets one at a time hold a game's computer move, `GameStore.claim`).
 
 >>> import tempfile, os
 >>> from ninefold.web.games import Mode, WebGame
