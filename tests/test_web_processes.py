@@ -1,7 +1,8 @@
 """Several ``ninefold serve`` processes on one real PostgreSQL database: a game with a
 seat on each, a computer game played on one and watched on the other (each page
-sees every move live, over its own process's WebSocket), ``--processes N`` on one
-port, and the claim that lets one process search a computer move.
+sees every move live, over its own process's WebSocket), a flag fall timed on both
+and written once, ``--processes N`` on one port, and the claim that lets one process
+search a computer move.
 """
 
 from __future__ import annotations
@@ -88,6 +89,26 @@ def test_an_online_game_with_a_seat_on_each_process(two_servers: tuple[str, str]
                               headers={"Authorization": f"Bearer {o}"}).json()
         assert resigned["result"] == "1-0"
         assert view_at(page_x, 6)["result"] == "1-0"
+
+
+def test_a_flag_falls_once_with_pages_on_both_processes(
+        two_servers: tuple[str, str]) -> None:
+    a, b = two_servers
+    made = httpx.post(f"{a}/api/games", json={
+        "mode": "online", "side": "x",
+        "clock": {"bank_s": 1, "increment_s": 0, "capped": False}}).json()
+    gid, x = made["game"]["id"], made["token"]
+    o = made["links"]["invite"].split("#t=")[1]
+    with watch(a, gid) as page_x, watch(b, gid) as page_o:
+        view = play(a, gid, x, view_at(page_x, 0))
+        view = play(b, gid, o, view)  # X's time runs from now, timed on both processes
+        for page in (page_x, page_o):
+            view_at(page, 2)
+            flagged = json.loads(page.recv(timeout=WAIT_S))
+            assert (flagged["result"], flagged["termination"]) == ("0-1", "time-forfeit")
+            assert flagged["version"] == view["version"] + 1  # written once
+    time.sleep(0.3)
+    assert httpx.get(f"{b}/api/games/{gid}").json()["version"] == view["version"] + 1
 
 
 def test_a_computer_game_on_one_process_watched_on_the_other(

@@ -38,6 +38,7 @@ from ninefold.web.errors import GameError
 from ninefold.web.hub import Hub
 from ninefold.web.postgres import CHANNEL, Postgres
 
+START_S = 30.0  # the most the server's start waits for the listening connection
 RETRY_S = 1.0  # wait before connecting again after the listening connection was lost
 log = logging.getLogger(__name__)
 
@@ -58,7 +59,11 @@ class Listener:
             return None
         listener = cls(hub, hub.store.backend)
         listener.task = asyncio.create_task(listener._run())
-        await listener.listening.wait()
+        try:
+            await asyncio.wait_for(listener.listening.wait(), START_S)
+        except TimeoutError:  # the server does not start deaf to the others
+            await listener.close()
+            raise
         return listener
 
     async def _run(self) -> None:
