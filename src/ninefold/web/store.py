@@ -3,7 +3,7 @@
 A write says which version of the game it changes (`save(game, was_ply)`):
 if another request changed the game meanwhile, nothing is written and
 `Stale` is raised, so two requests racing for one position cannot both
-land. The database is in WAL mode, so readers never wait for a writer and
+land. A SQLite database is in WAL mode, so readers never wait for a writer and
 a kill between two writes loses nothing already written. This module is where
 a `WebGame` becomes text and back: reading one builds its board once.
 
