@@ -1,39 +1,69 @@
-"""The web board's command: ``ninefold serve``."""
+"""The web board's command: ``ninefold serve``.
+
+With ``--processes N`` (more than one) N server processes share the port
+(uvicorn's workers), each building its app with `process_app` from the
+database the command was given; their games are in PostgreSQL, which tells
+each process of the changes the others store (`ninefold.web.notify`).
+"""
 
 from __future__ import annotations
 
+import os
 import socket
+from typing import TYPE_CHECKING
 
 import typer
 
 from ninefold.cli import _fail, app, err
 
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
 DEFAULT_DB = "ninefold-web.sqlite"
+DB_VARIABLE = "NINEFOLD_SERVE_DB"  # how `serve --processes N` hands its processes --db
 
 
 @app.command()
 def serve(
     host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every one)."),
     port: int = typer.Option(8000, min=0, max=65535, help="Port (0: any free one)."),
-    db: str = typer.Option(DEFAULT_DB, help="SQLite file of the games (made if missing)."),
+    db: str = typer.Option(DEFAULT_DB, help="SQLite file of the games (made if missing), or a "
+                           "PostgreSQL database's URL (postgresql+psycopg://...)."),
     platform: str = typer.Option("", help="Also serve the competition platform, its database "
                                  "at this URL (sqlite:///FILE or postgresql+psycopg://...)."),
     workers: int = typer.Option(0, min=0, help="Match workers playing the platform's ranked "
                                 "games (0: none here; run `ninefold platform run` elsewhere)."),
+    processes: int = typer.Option(1, min=1, help="Server processes sharing the port and the "
+                                  "games (more than 1: a PostgreSQL --db)."),
 ) -> None:
     """Serve the web board: play the computer or a friend by link (Ctrl-C stops)."""
     import uvicorn
+    from uvicorn.supervisors import Multiprocess
 
-    from ninefold.web.app import create_app
+    from ninefold.web.store import GameStore, is_postgres
 
+    if processes > 1 and not is_postgres(db):
+        _fail(f"--processes {processes} needs the games in PostgreSQL "
+              "(--db postgresql+psycopg://...): a SQLite file serves one process")
+    if processes > 1 and platform:
+        _fail("--platform runs in one server process (its builder and match workers): "
+              "leave out --processes")
     if platform:
         from ninefold.cli.platform import _store
 
         _store(platform)  # a one-line error now rather than a traceback from the app
     try:
-        application = create_app(db, platform_url=platform or None, workers=workers)
+        application: FastAPI | str
+        if processes == 1:
+            from ninefold.web.app import create_app
+
+            application = create_app(db, platform_url=platform or None, workers=workers)
+        else:  # the table made once, here; each process builds its own app
+            GameStore(db).close()
+            os.environ[DB_VARIABLE] = db
+            application = f"{__name__}:process_app"
     except Exception as exc:  # an unreadable or unwritable database
-        _fail(f"cannot open the games database {db}: {exc}")
+        _fail(f"cannot open the games database {_shown(db)}: {exc}")
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -46,8 +76,32 @@ def serve(
         _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     shown = f"[{host}]" if ":" in host else host
     err.print(f"ninefold: the web board is at http://{shown}:{sock.getsockname()[1]}/ "
-              f"(games in {db}"
+              f"(games in {_shown(db)}"
+              f"{f', {processes} processes' if processes > 1 else ''}"
               f"{f'; contests at /platform, {workers} match workers' if platform else ''}"
               "; Ctrl-C stops)", highlight=False, markup=False, soft_wrap=True)
-    config = uvicorn.Config(application, log_level="warning", ws="websockets-sansio")
-    uvicorn.Server(config).run(sockets=[sock])
+    config = uvicorn.Config(application, log_level="warning", ws="websockets-sansio",
+                            workers=processes, factory=processes > 1)
+    if processes == 1:
+        uvicorn.Server(config).run(sockets=[sock])
+    else:
+        Multiprocess(config, sockets=[sock]).run()
+
+
+def process_app() -> FastAPI:
+    """The app of one of ``serve --processes N``'s processes (uvicorn's factory): the
+    games in the database the command was given."""
+    from ninefold.web.app import create_app
+
+    return create_app(os.environ[DB_VARIABLE])
+
+
+def _shown(db: str) -> str:
+    """`db` as the messages show it: a URL without its password."""
+    from ninefold.web.store import is_postgres
+
+    if not is_postgres(db):
+        return db
+    from sqlalchemy import make_url
+
+    return make_url(db).render_as_string(hide_password=True)

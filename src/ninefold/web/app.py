@@ -1,8 +1,10 @@
 """The web board's server: a JSON API (OpenAPI at ``/docs``), live updates, the pages.
 
 `create_app` assembles the FastAPI application: it keeps a `GameStore`
-(SQLite), a `Hub` (the computer's moves in worker processes, the clocks, the
-pages watching) and, with a platform URL, the competition platform on
+(SQLite, or PostgreSQL shared by several server processes: `ninefold.web.notify`
+brings the changes the others store), a `Hub` (the computer's moves in worker
+processes, the clocks, the pages watching) and, with a platform URL, the
+competition platform on
 ``app.state``, and includes the routers, each in its own module, whose routes
 get those through FastAPI dependencies (`ninefold.web.dependencies`).
 Requests are parsed once, at the edge, into the models of
@@ -41,6 +43,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -57,6 +60,9 @@ from ninefold.web.routes_platform import pages as platform_pages
 from ninefold.web.routes_platform import router as platform_router
 from ninefold.web.store import GameStore
 
+if TYPE_CHECKING:
+    from ninefold.web.notify import Listener
+
 __all__ = ["MAX_BODY_BYTES", "create_app"]
 
 
@@ -66,6 +72,11 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     platform's builder and workers) and stop it all at the end."""
     hub: Hub = app.state.hub
     platform: Platform | None = app.state.platform
+    listener: Listener | None = None
+    if hub.store.shared:  # other processes' changes (psycopg imported only then)
+        from ninefold.web.notify import Listener
+
+        listener = await Listener.start(hub)
     await hub.resume()
     if platform is not None:
         await asyncio.to_thread(platform.start)
@@ -74,6 +85,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     finally:
         if platform is not None:
             await asyncio.to_thread(platform.close)
+    if listener is not None:
+        await listener.close()
     await hub.close()
     hub.computer.close()
     app.state.analyst.close()
@@ -81,7 +94,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None = None,
                platform_url: str | None = None, workers: int = 0) -> FastAPI:
-    """The web board's application, its games in the SQLite file `db`; with
+    """The web board's application, its games in the SQLite file `db` (or the
+    PostgreSQL database at the URL `db`); with
     `platform_url`, the competition platform too (`ninefold.web.platform`), its
     ranked games played by `workers` match workers."""
     app = FastAPI(title="ninefold", version="0.1.0", lifespan=lifespan,

@@ -4,7 +4,9 @@ flag falls, and the pages watching each game (`Hub`).
 A route that stored a change calls `Hub.changed`: the computer starts its move
 if it is its turn (a task a game, its search in `ninefold.web.computer`), a
 running clock gets a timer for the moment the side to move's time runs out,
-and every page watching the game's WebSocket gets its new view.
+and every page watching the game's WebSocket gets its new view. With several
+processes on one PostgreSQL database, `ninefold.web.notify` hears the changes
+the others store and calls `Hub.changed_elsewhere`.
 """
 
 from __future__ import annotations
@@ -62,8 +64,16 @@ class Hub:
                 await asyncio.to_thread(self.store.save, game, changes)
                 await self.changed(game)
 
-    async def broadcast(self, game: WebGame) -> None:
-        data = self.view(game).model_dump(mode="json")
+    async def changed_elsewhere(self, game: WebGame) -> None:
+        """After another process stored a change (`ninefold.web.notify`): a timer for its
+        clock here too, and its view to the pages watching here (the computer, if it owes
+        a move, thinks in the process that stored the change)."""
+        self._watch_clock(game)
+        await self.broadcast(game, thinking=game.computer_to_move())
+
+    async def broadcast(self, game: WebGame, thinking: bool | None = None) -> None:
+        view = self.view(game) if thinking is None else game_view(game, thinking=thinking)
+        data = view.model_dump(mode="json")
         for ws in list(self.watchers.get(game.id, ())):
             try:
                 await ws.send_json(data)
@@ -72,16 +82,17 @@ class Hub:
 
     async def _computer_moves(self, game_id: str) -> None:
         try:
-            game = await asyncio.to_thread(self.store.get, game_id)
-            if not game.computer_to_move() or game.level is None:
-                return
-            changes = game.changes
-            move = await self.computer.move(game.level, game.board)
-            game = await asyncio.to_thread(self.store.get, game_id)
-            if game.changes != changes:  # an undo meanwhile: this move is for another position
-                return
-            game.computer_plays(move)
-            await asyncio.to_thread(self.store.save, game, changes)
+            async with self.store.claim(game_id):  # other processes: one searches it
+                game = await asyncio.to_thread(self.store.get, game_id)
+                if not game.computer_to_move() or game.level is None:
+                    return
+                changes = game.changes
+                move = await self.computer.move(game.level, game.board)
+                game = await asyncio.to_thread(self.store.get, game_id)
+                if game.changes != changes:  # an undo meanwhile: for another position
+                    return
+                game.computer_plays(move)
+                await asyncio.to_thread(self.store.save, game, changes)
         except GameError:
             return
         finally:

@@ -1,11 +1,17 @@
-"""The web board's games in SQLite: one row a game, rewritten whole in one transaction.
+"""The web board's games in SQLite or PostgreSQL: one row a game, rewritten whole at once.
 
 A write says which version of the game it changes (`save(game, was_ply)`):
 if another request changed the game meanwhile, nothing is written and
 `Stale` is raised, so two requests racing for one position cannot both
-land. The database is in WAL mode, so readers never wait for a writer and
+land. A SQLite database is in WAL mode, so readers never wait for a writer and
 a kill between two writes loses nothing already written. This module is where
 a `WebGame` becomes text and back: reading one builds its board once.
+
+The queries are the same on both backends (`Backend`): a SQLite file
+(`Sqlite`, the default: one server process), or a PostgreSQL database that
+several server processes share (``postgresql+psycopg://...``: the backend in
+`ninefold.web.postgres`, which also notifies the other processes of each
+change and lets one at a time hold a game's computer move, `GameStore.claim`).
 
 >>> import tempfile, os
 >>> from ninefold.web.games import Mode, WebGame
@@ -24,9 +30,14 @@ import secrets
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import (
+    AbstractAsyncContextManager,
+    AbstractContextManager,
+    contextmanager,
+    nullcontext,
+)
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ninefold.files import sqlite_wal
 from ninefold.rules import Mark, Move, Rules
@@ -67,37 +78,18 @@ ID_BYTES = 6  # a game's id: 8 URL-safe characters
 
 
 class GameStore:
-    """Web games in the SQLite file at `path` (created if missing)."""
+    """Web games in the SQLite file `db` (created if missing), or in the PostgreSQL
+    database at the URL `db` (``postgresql+psycopg://...``: `ninefold.web.postgres`)."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
-        self._local = threading.local()
-        db = self._connection()
-        sqlite_wal(db)
-        db.executescript(SCHEMA)
-        have = {row[1] for row in db.execute("PRAGMA table_info(web_games)")}
-        for name, kind in ADDED.items():
-            if name not in have:
-                db.execute(f"ALTER TABLE web_games ADD COLUMN {name} {kind}")
+    def __init__(self, db: str | Path) -> None:
+        self.shared = is_postgres(db)  # other processes may change the games too
+        self.backend: Backend = _postgres(str(db)) if self.shared else Sqlite(db)
 
-    def _connection(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            db.execute("PRAGMA busy_timeout=30000")
-            self._local.db = db
-        return db
+    def _connection(self) -> Database:
+        return self.backend.connection()
 
-    @contextmanager
-    def _db(self) -> Iterator[sqlite3.Connection]:
-        db = self._connection()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+    def _db(self) -> AbstractContextManager[Database]:
+        return self.backend.transaction()
 
     def new_id(self) -> str:
         return secrets.token_urlsafe(ID_BYTES)
@@ -141,6 +133,98 @@ class GameStore:
         rows = self._connection().execute(
             "SELECT id FROM web_games WHERE running_since IS NOT NULL").fetchall()
         return [r[0] for r in rows]
+
+    def claim(self, game_id: str) -> AbstractAsyncContextManager[None]:
+        """Hold the game's computer move: with several processes on one database, one
+        at a time (`ninefold.web.postgres`); nothing to wait for on SQLite."""
+        return self.backend.claim(game_id)
+
+    def close(self) -> None:
+        self.backend.close()
+
+
+# --- the backends: what differs between SQLite and PostgreSQL ---------------------------
+
+
+class Cursor(Protocol):
+    """What the queries read off an executed statement (sqlite3's and psycopg's agree)."""
+
+    @property
+    def rowcount(self) -> int: ...
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+
+
+class Database(Protocol):
+    """A connection the queries run on: SQL with ``?`` placeholders."""
+
+    def execute(self, sql: str, parameters: tuple[Any, ...] = (), /) -> Cursor: ...
+
+
+class Backend(Protocol):
+    """Where the games are: a connection a thread, a writing transaction, the claim on a
+    game's computer move."""
+
+    def connection(self) -> Database: ...
+    def transaction(self) -> AbstractContextManager[Database]: ...
+    def claim(self, game_id: str) -> AbstractAsyncContextManager[None]: ...
+    def close(self) -> None: ...
+
+
+def is_postgres(db: str | Path) -> bool:
+    """`db` names a PostgreSQL database (a ``postgresql...://`` URL), not a SQLite file.
+
+    >>> is_postgres("postgresql+psycopg://me@/games"), is_postgres("web.sqlite")
+    (True, False)
+    """
+    return str(db).startswith(("postgresql:", "postgresql+"))
+
+
+def _postgres(url: str) -> Backend:
+    from ninefold.web.postgres import Postgres  # psycopg only when asked for
+
+    return Postgres(url, SCHEMA, ADDED)
+
+
+class Sqlite:
+    """The games in a SQLite file (WAL): one connection a thread, writes that take the
+    lock before they read (``BEGIN IMMEDIATE``)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._local = threading.local()
+        db = self._sqlite()
+        sqlite_wal(db)
+        db.executescript(SCHEMA)
+        have = {row[1] for row in db.execute("PRAGMA table_info(web_games)")}
+        for name, kind in ADDED.items():
+            if name not in have:
+                db.execute(f"ALTER TABLE web_games ADD COLUMN {name} {kind}")
+
+    def _sqlite(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            db.execute("PRAGMA busy_timeout=30000")
+            self._local.db = db
+        return db
+
+    def connection(self) -> Database:
+        return self._sqlite()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Database]:
+        db = self._sqlite()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def claim(self, game_id: str) -> AbstractAsyncContextManager[None]:
+        return nullcontext()  # one process: its hub runs one computer move a game
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)
