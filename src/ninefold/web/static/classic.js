@@ -77,13 +77,19 @@ async function start() {
   const opponent = OPPONENTS.includes(f.get("o")) ? f.get("o") : "perfect";
   const side = f.get("s") === "o" ? "o" : "x";
   viewName = VIEWS.includes(f.get("v")) ? f.get("v") : "tictactoe";
-  const moves = (f.get("m") || "").split(",").filter((s) => s !== "").map(Number);
+  const parts = (f.get("m") || "").split(",").filter((s) => s !== "");
   $("opponent").value = opponent;
   document.querySelector(`input[name=side][value=${side}]`).checked = true;
   document.querySelector(`input[name=view][value=${viewName}]`).checked = true;
-  if (await send(moves, opponent, side) || !moves.length) return;
-  const why = document.querySelector(".error").textContent;
-  if (await send([], opponent, side)) showError(`The link's game cannot be restored: ${why}`);
+  let why = "its moves must be cells 0-8 (0 is a1, 4 the centre, 8 is c3)";
+  if (parts.every((p) => /^[0-8]$/.test(p))) {
+    const moves = parts.map(Number);
+    if (await send(moves, opponent, side) || !moves.length) return;
+    why = document.querySelector(".error").textContent;
+  }
+  if (await send([], opponent, side)) {
+    showError(`The link's game cannot be restored (${why}): here is a new game.`);
+  }
 }
 
 // --- drawing ---------------------------------------------------------------------
