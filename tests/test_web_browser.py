@@ -270,7 +270,7 @@ def test_a_phone_in_dark_mode_gets_one_column(browser: Browser, server: str, sho
 
 
 def finished_position() -> str:
-    """The position at the end of a game of first legal moves (X wins it)."""
+    """The position at the end of a game of first legal moves (O wins it)."""
     board = Board()
     while board.outcome() is None:
         board.push(next(iter(board.legal_moves)))
@@ -463,8 +463,8 @@ def test_the_arena_without_arena_games_says_how_to_get_some(page: Page, server: 
 def test_a_finished_position_shows_its_result_not_fifty_fifty(page: Page, server: str):
     position = finished_position()
     page.goto(server + "/analysis?position=" + quote(position))
-    expect(page.get_by_test_id("status")).to_contain_text("Game over: 1-0")
-    expect(page.locator(".evalbar-text")).to_have_text("X won")
+    expect(page.get_by_test_id("status")).to_contain_text("Game over: 0-1")
+    expect(page.locator(".evalbar-text")).to_have_text("O won")
     expect(page.get_by_test_id("analysis-info")).to_contain_text("nothing to analyse")
 
 
@@ -479,3 +479,23 @@ def test_back_on_the_analysis_board_keeps_the_last_move(page: Page, server: str)
     expect(page.locator("#who")).to_have_text("After e5.")
     expect(page.locator(".cell.last")).to_have_attribute("data-square", "e5")
     expect(page.locator(".cell[data-square='e4']")).to_have_text("")
+
+
+def test_the_rules_page_explains_the_game_with_a_picture_and_every_page_links_it(
+        page: Page, server: str, shots: Path):
+    for address in ("/", "/analysis", "/arena", "/classic", "/replay/abcdefgh", "/rules"):
+        page.goto(server + address)
+        page.get_by_role("navigation", name="Site").get_by_role("link", name="Rules").click()
+        expect(page).to_have_url(server + "/rules")
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        "How to play Ultimate Tic-Tac-Toe")
+    expect(page.locator("main")).to_contain_text("Where you play sends the other player")
+    picture = page.get_by_test_id("rules-picture")
+    page.wait_for_function("(() => { const i = document.querySelector("
+                           "'[data-testid=rules-picture]'); return i.complete && "
+                           "i.naturalWidth > 100; })()")
+    assert "board 9" in (picture.get_attribute("alt") or "").replace("\n", " ").replace(
+        "bottom-right board", "board 9")
+    page.screenshot(path=str(shots / "web_rules.png"), full_page=True)
+    page.get_by_role("link", name="Start a game").click()
+    expect(page.locator("#setup")).to_be_visible()
