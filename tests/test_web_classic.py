@@ -398,8 +398,17 @@ def test_a_hostile_link_is_refused_as_text(page, server: str):
     expect(page.locator(".cell.legal")).to_have_count(9)  # a new game instead
     page.goto(f"{server}/classic#m=<img src=x onerror=alert(1)>")
     page.reload()
-    expect(page.get_by_test_id("error")).to_contain_text("moves.0")
+    expect(page.get_by_test_id("error")).to_contain_text("its moves must be cells 0-8")
     assert page.locator("img").count() == 0
+
+
+@pytest.mark.parametrize("moves", ["4,0,9", "4,-1", "4,1.5", "a1"])
+def test_a_link_with_moves_that_are_not_cells_says_so_in_words(page, server: str, moves: str):
+    page.goto(f"{server}/classic#m={moves}&o=friend")
+    expect(page.get_by_test_id("error")).to_have_text(
+        "The link's game cannot be restored (its moves must be cells 0-8 (0 is a1, 4 the"
+        " centre, 8 is c3)): here is a new game.")
+    expect(page.locator(".cell.legal")).to_have_count(9)
 
 
 def test_the_page_sets_text_only_and_holds_no_rules():
