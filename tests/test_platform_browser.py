@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
+from accessibility import assert_accessible
 from conftest import chromium_missing
 from needs import require
 from platform_fixtures import bot_archive
@@ -53,6 +54,8 @@ def test_sign_up_upload_and_watch_the_first_ranked_game(page: Page, platform_ser
     archive.write_bytes(data)
     page.goto(base + "/platform")
     auth = page.locator("#auth")
+    expect(auth).to_be_visible()
+    assert_accessible(page)
     auth.get_by_label("Name").fill("newcomer")
     auth.get_by_label("Password").fill(PASSWORD)
     auth.get_by_role("button", name="Sign up").click()
@@ -74,6 +77,7 @@ def test_sign_up_upload_and_watch_the_first_ranked_game(page: Page, platform_ser
     page.wait_for_function("(() => { const img = document.getElementById('bot-plot');"
                            " return img.complete && !img.src.endsWith('n=0'); })()")
     page.screenshot(path=str(shots / "web_platform_bot.png"), full_page=True)
+    assert_accessible(page)
     games.locator("li a", has_text="Game").first.click()
     expect(page.get_by_test_id("status")).to_contain_text("(ply ")
     page.keyboard.press("Home")
@@ -81,6 +85,8 @@ def test_sign_up_upload_and_watch_the_first_ranked_game(page: Page, platform_ser
     page.keyboard.press("End")
     expect(page.locator(".cell.x").first).to_be_visible()
     page.screenshot(path=str(shots / "web_platform_game.png"))
+    assert_accessible(page)
     page.goto(base + "/platform/c/cup")
     expect(page.get_by_test_id("leaderboard")).to_contain_text("mybot")
     page.screenshot(path=str(shots / "web_platform.png"), full_page=True)
+    assert_accessible(page)

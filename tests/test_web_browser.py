@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from accessibility import assert_accessible
 from conftest import chromium_missing
 from needs import require
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -109,6 +110,8 @@ def test_an_online_game_by_link_with_a_spectator(browser: Browser, server: str,
         for page in (alice, bob, carol):
             expect(page.locator(".clock.running")).to_have_attribute("data-side", "x")
             expect(page.get_by_test_id("clock-o")).to_have_text("O 3:00")
+        for page in (alice, bob, carol):  # both seats and a spectator: axe-core is content
+            assert_accessible(page)
         first = alice.get_by_test_id("clock-x").inner_text()
         expect(alice.get_by_test_id("clock-x")).not_to_have_text(first)  # it counts down
         alice.screenshot(path=str(shots / "web_online.png"))
@@ -190,6 +193,7 @@ def test_the_replay_hotkeys_step_through_a_stored_arena_game(page: Page, arena_s
     expect(page.get_by_test_id("status")).to_contain_text(f"(ply 7 of {n})", timeout=5000)
     page.keyboard.press(" ")
     page.screenshot(path=str(shots / "web_replay.png"))
+    assert_accessible(page)
     page.goto(link)  # a position's permanent link
     expect(page.get_by_test_id("status")).to_contain_text(f"(ply 5 of {n})")
 
@@ -206,6 +210,7 @@ def test_the_arena_page_shows_the_standings_and_the_plots(page: Page, arena_serv
     page.wait_for_function("[...document.querySelectorAll('#plots img')]"
                            ".every((i) => i.complete && i.naturalWidth > 100)", timeout=30000)
     page.screenshot(path=str(shots / "web_arena.png"), full_page=True)
+    assert_accessible(page)
 
 
 @pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out

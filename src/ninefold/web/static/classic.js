@@ -107,7 +107,7 @@ function buildBoard() {
     const label = document.createElement("span");
     label.className = "label";
     label.setAttribute("aria-hidden", "true");
-    button.append(mark, label);
+    button.append(label, " ", mark);  // read as its name, then its mark (as its label says)
     button.addEventListener("click", () => {
       cursorCell = c;
       play(c);
@@ -120,11 +120,10 @@ function buildBoard() {
 // How a cell is read out in the view shown: its name, and what is on it.
 function cellLabel(view, c) {
   const text = view.cells[c];
-  const name = viewName === "tictactoe" ? text
-    : viewName === "pick15" ? `number ${text}` : `${text} (${game.views.tictactoe.cells[c]})`;
+  const name = viewName === "pick15" ? `number ${text}` : text;
   const mark = game.cells[c];
   const what = mark ? mark.toUpperCase() : "empty";
-  const extra = [];
+  const extra = viewName === "magic15" ? [`at ${game.views.tictactoe.cells[c]}`] : [];
   if (game.last === c) extra.push("last move");
   if (game.line && game.line.includes(c)) extra.push("winning line");
   if (canMove() && game.legal.includes(c)) extra.push("playable");
