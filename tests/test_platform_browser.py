@@ -14,6 +14,7 @@ import httpx2 as httpx
 import pytest
 from accessibility import assert_accessible
 from conftest import chromium_missing
+from controls import control
 from needs import require
 from platform_fixtures import bot_archive
 from playwright.sync_api import Page, expect
@@ -52,7 +53,9 @@ def test_sign_up_upload_and_watch_the_first_ranked_game(page: Page, platform_ser
     name, data = bot_archive("python", strategy="win-if-possible", seed=4)
     archive = tmp / name
     archive.write_bytes(data)
-    page.goto(base + "/platform")
+    page.goto(base + "/")  # the board's pages link the contests when the platform runs
+    control(page, "nav-platform").click()
+    expect(page).to_have_url(base + "/platform")
     auth = page.locator("#auth")
     expect(auth).to_be_visible()
     assert_accessible(page)

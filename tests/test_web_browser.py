@@ -17,6 +17,7 @@ from urllib.parse import quote
 import pytest
 from accessibility import assert_accessible
 from conftest import chromium_missing
+from controls import control
 from needs import require
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from webserver import start_server, stop_server
@@ -165,7 +166,7 @@ def test_the_replay_hotkeys_step_through_a_stored_arena_game(page: Page, arena_s
     expect(table.locator("tbody tr")).to_have_count(2)
     expect(table).to_contain_text("<img src=x onerror=alert(1)>")  # shown as text
     assert table.locator("img, b").count() == 0
-    table.locator("tbody tr").first.locator("a").click()
+    control(page, "arena-game").first.click()
     expect(page.get_by_test_id("status")).to_contain_text("(ply ")
     n = int(re.search(r"of (\d+)", status(page)).group(1))
     assert f"(ply {n} of {n})" in status(page)  # a finished game opens at its end
@@ -181,11 +182,11 @@ def test_the_replay_hotkeys_step_through_a_stored_arena_game(page: Page, arena_s
     expect(page.locator(".cell.x")).to_have_count(1)
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowLeft")
-    expect(page.get_by_test_id("status")).to_contain_text(f"After 1. ")
+    expect(page.get_by_test_id("status")).to_contain_text("After 1. ")
     page.keyboard.press("End")
     expect(page.get_by_test_id("status")).to_contain_text(f"(ply {n} of {n})")
     page.locator("#moves button.move").nth(4).click()  # the move list is clickable
-    expect(page.get_by_test_id("status")).to_contain_text(f"After 3. ")
+    expect(page.get_by_test_id("status")).to_contain_text("After 3. ")
     expect(page.get_by_test_id("status")).to_contain_text(f"(ply 5 of {n})")
     link = page.get_by_test_id("permalink").input_value()
     assert link.endswith("?ply=5")
@@ -224,9 +225,13 @@ def test_the_analysis_board_tries_moves_and_analyses(page: Page, server: str, sh
     assert position.split()[2] == "o"
     lines = page.get_by_test_id("analysis-lines").locator("li")
     expect(lines.first).to_be_visible(timeout=30000)
+    best = control(page, "line-move").first.inner_text()
     expect(page.get_by_test_id("analysis-info")).not_to_contain_text("searching",
                                                                     timeout=30000)
     page.screenshot(path=str(shots / "web_analysis.png"))
+    control(page, "line-move").first.click()  # a line's move is played on the board
+    expect(page.locator(f".cell[data-square='{best}']")).to_have_text("O")
+    page.go_back()
     page.go_back()  # a move back is the browser's back
     expect(page.locator(".cell[data-square='e5']")).to_have_text("")
     page.goto(server + "/analysis?position=" + position.replace(" ", "%20"))
@@ -291,11 +296,11 @@ def test_resign_says_who_won_to_each_side_and_to_a_spectator(browser: Browser, s
     contexts, (alice, bob, carol) = pages(browser, 3)
     try:
         new_game(alice, server, mode="online")
-        bob.goto(alice.get_by_test_id("invite").input_value())
-        carol.goto(alice.get_by_test_id("watch").input_value())
+        bob.goto(control(alice, "invite").input_value())
+        carol.goto(control(alice, "watch").input_value())
         expect(carol.get_by_test_id("status")).to_contain_text("You are watching")
         alice.once("dialog", lambda dialog: dialog.accept())
-        alice.get_by_role("button", name="Resign").click()
+        control(alice, "resign").click()
         expect(alice.get_by_test_id("status")).to_contain_text("Game over: X resigned, 0-1")
         expect(alice.get_by_test_id("verdict")).to_have_text("You lost")
         expect(bob.get_by_test_id("verdict")).to_have_text("You won")
@@ -312,10 +317,11 @@ def test_a_draw_offer_is_accepted_by_the_other_side(browser: Browser, server: st
     try:
         new_game(alice, server, mode="online")
         bob.goto(alice.get_by_test_id("invite").input_value())
-        alice.get_by_role("button", name="Offer draw").click()
+        control(alice, "draw").click()
         expect(alice.get_by_test_id("status")).to_contain_text("X offers a draw")
         expect(alice.get_by_test_id("error")).to_have_text("")
-        bob.get_by_role("button", name="Accept draw").click()
+        expect(control(bob, "draw")).to_have_text("Accept draw")
+        control(bob, "draw").click()
         for page in (alice, bob):
             expect(page.get_by_test_id("status")).to_contain_text("draw agreed")
             expect(page.get_by_test_id("verdict")).to_have_text("Draw")
@@ -399,7 +405,7 @@ def test_the_game_record_downloads_as_a_file(page: Page, server: str):
     page.locator(".cell[data-square='e5']").click()
     expect(page.locator(".cell[data-square='e5']")).to_have_text("X")
     with page.expect_download() as info:
-        page.get_by_role("link", name="Game record").click()
+        control(page, "record").click()
     download = info.value
     assert re.fullmatch(r"ninefold-[A-Za-z0-9_-]+\.txt", download.suggested_filename)
     assert "1. e5" in Path(download.path()).read_text()

@@ -92,13 +92,16 @@ export class AnalysisPanel {
       score.title = `${msg.turn.toUpperCase()}'s expected score after this move`;
       li.append(score);
       line.pv.forEach((move, i) => {
-        const b = el("button", i === 0 ? "pv first" : "pv");
-        b.type = "button";
-        if (i === 0) b.dataset.control = "line-move";
-        b.textContent = move;
-        if (i === 0) b.addEventListener("click", () => this.onMove(move));
-        else b.disabled = true;
-        li.append(b);
+        if (i === 0) {  // the move to play; the rest of the line is text
+          const b = el("button", "pv first");
+          b.type = "button";
+          b.dataset.control = "line-move";
+          b.textContent = move;
+          b.addEventListener("click", () => this.onMove(move));
+          li.append(b);
+        } else {
+          li.append(Object.assign(el("span", "pv"), { textContent: move }));
+        }
       });
       this.lines.append(li);
     }

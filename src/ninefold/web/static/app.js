@@ -359,22 +359,39 @@ function drawClocks() {
 setInterval(() => { if (game && game.clock && game.clock.running) drawClocks(); }, 100);
 
 // --- keyboard: arrows move the cursor, Enter or Space plays ---------------------
+// Each key table is also listed on its element (data-keys), for the tests' check that
+// every key binding has a test.
+function moveCursor(dx, dy) {
+  cursor = { x: (cursor.x + dx + 9) % 9, y: (cursor.y + dy + 9) % 9 };
+  focusCursor();
+  if (spot) drawSpot();
+  else render();
+}
+
+function pressCursor() {
+  const { b, c } = bcOf(cursor.x, cursor.y);
+  press(square(b, c));
+}
+
+const BOARD_KEYS = {
+  ArrowLeft: () => moveCursor(-1, 0), ArrowRight: () => moveCursor(1, 0),
+  ArrowUp: () => moveCursor(0, -1), ArrowDown: () => moveCursor(0, 1),
+  Enter: pressCursor, " ": pressCursor,
+};
+
+// The keys of `table` listed on `element`, by name (Space for " ").
+function listKeys(element, table) {
+  element.dataset.keys = Object.keys(table).map((k) => (k === " " ? "Space" : k)).join(" ");
+}
+
 document.addEventListener("keydown", (event) => {
   if (film) return;  // the viewer has its own keys
   // keys typed into a field, or Enter on another button, keep their own meaning
   const target = event.target;
   if ($("play").hidden || target.closest("input, select, textarea, a") ||
       (target.closest("button") && !target.classList.contains("cell"))) return;
-  const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-  if (step[event.key]) {
-    const [dx, dy] = step[event.key];
-    cursor = { x: (cursor.x + dx + 9) % 9, y: (cursor.y + dy + 9) % 9 };
-    focusCursor();
-    render();
-    event.preventDefault();
-  } else if (event.key === "Enter" || event.key === " ") {
-    const { b, c } = bcOf(cursor.x, cursor.y);
-    press(square(b, c));
+  if (BOARD_KEYS[event.key]) {
+    BOARD_KEYS[event.key]();
     event.preventDefault();
   }
 });
@@ -470,14 +487,15 @@ $("forward").addEventListener("click", () => showFrame(frame + 1));
 $("last").addEventListener("click", () => showFrame(film.moves.length));
 $("auto").addEventListener("click", toggleAutoplay);
 
+const VIEWER_KEYS = {
+  ArrowLeft: () => showFrame(frame - 1), ArrowRight: () => showFrame(frame + 1),
+  Home: () => showFrame(0), End: () => showFrame(film.moves.length), " ": toggleAutoplay,
+};
+
 document.addEventListener("keydown", (event) => {
   if (!film || event.target.closest("input, select, textarea")) return;
-  const keys = {
-    ArrowLeft: () => showFrame(frame - 1), ArrowRight: () => showFrame(frame + 1),
-    Home: () => showFrame(0), End: () => showFrame(film.moves.length), " ": toggleAutoplay,
-  };
-  if (keys[event.key]) {
-    keys[event.key]();
+  if (VIEWER_KEYS[event.key]) {
+    VIEWER_KEYS[event.key]();
     event.preventDefault();
   }
 });
@@ -606,6 +624,8 @@ function noSuchPage() {
 
 // --- start -----------------------------------------------------------------------
 buildBoard();
+listKeys($("board"), BOARD_KEYS);
+listKeys($("viewer"), VIEWER_KEYS);
 const ID = "([A-Za-z0-9_-]{1,32})";  // a game's id (the server's are 8 characters)
 const N = "([1-9][0-9]{0,8})";       // an arena or a ranked game's number
 const ROUTES = [

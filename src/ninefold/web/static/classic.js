@@ -100,6 +100,7 @@ function buildBoard() {
     button.type = "button";
     button.className = "cell";
     button.dataset.cell = c;
+    button.dataset.control = "cell";
     button.tabIndex = c === cursorCell ? 0 : -1;
     const mark = document.createElement("span");
     mark.className = "mark";
@@ -203,30 +204,38 @@ window.addEventListener("hashchange", () => {  // a link pasted or edited by han
 });
 
 // --- keyboard: arrows move the cursor, Enter or Space plays ---------------------
+// The key table is also listed on the board (data-keys), for the tests' check that every
+// key binding has a test.
+function moveCursor(dx, dy) {
+  const order = game.views[viewName].order;
+  const cols = game.views[viewName].layout === "cards" ? 9 : 3;
+  const rows = 9 / cols;
+  const at = order.indexOf(cursorCell);
+  const x = (at % cols + dx + cols) % cols;
+  const y = (Math.floor(at / cols) + dy + rows) % rows;
+  cursorCell = order[y * cols + x];
+  render();
+  focusCursor();
+}
+
+const KEYS = {
+  ArrowLeft: () => moveCursor(-1, 0), ArrowRight: () => moveCursor(1, 0),
+  ArrowUp: () => moveCursor(0, -1), ArrowDown: () => moveCursor(0, 1),
+  Enter: () => play(cursorCell), " ": () => play(cursorCell),
+};
+
 document.addEventListener("keydown", (event) => {
   // keys typed into a field, or Enter on another button, keep their own meaning
   const target = event.target;
   if (!game || target.closest("input, select, textarea, a") ||
       (target.closest("button") && !target.classList.contains("cell"))) return;
-  const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-  if (step[event.key]) {
-    const order = game.views[viewName].order;
-    const cols = game.views[viewName].layout === "cards" ? 9 : 3;
-    const rows = 9 / cols;
-    const at = order.indexOf(cursorCell);
-    const [dx, dy] = step[event.key];
-    const x = (at % cols + dx + cols) % cols;
-    const y = (Math.floor(at / cols) + dy + rows) % rows;
-    cursorCell = order[y * cols + x];
-    render();
-    focusCursor();
-    event.preventDefault();
-  } else if (event.key === "Enter" || event.key === " ") {
-    play(cursorCell);
+  if (KEYS[event.key]) {
+    KEYS[event.key]();
     event.preventDefault();
   }
 });
 
 // --- start -----------------------------------------------------------------------
 buildBoard();
+$("board").dataset.keys = Object.keys(KEYS).map((k) => (k === " " ? "Space" : k)).join(" ");
 start();  // arrows reach the board from anywhere but a field: no focus taken
