@@ -1,6 +1,6 @@
 """The web board's pages (`router`): every page of the board is ``static/index.html``,
-which reads its address and asks the API for the rest; ``/rules`` is
-``static/rules.html``, the rules for a newcomer; ``/static/...`` serves their files.
+which reads its address and asks the API for the rest (``/rules`` shows its
+section of rules for a newcomer); ``/static/...`` serves its files.
 
 ``GET /``, ``/g/{id}``, ``/replay/{id}``, ``/analysis``, ``/arena``,
 ``/arena/{n}``, ``/platform-game/{n}``, ``/rules``, ``/favicon.ico``.
@@ -37,16 +37,12 @@ def _index(platform: bool) -> str:
 @router.get("/g/{rest:path}")
 @router.get("/replay/{rest:path}")
 @router.get("/analysis")
+@router.get("/rules")
 @router.get("/arena")
 @router.get("/arena/{rest:path}")
 @router.get("/platform-game/{rest:path}")
 async def page(request: Request) -> HTMLResponse:
     return HTMLResponse(_index(request.app.state.platform is not None))
-
-
-@router.get("/rules")
-async def rules() -> FileResponse:
-    return FileResponse(STATIC / "rules.html")
 
 
 @router.get("/favicon.ico")

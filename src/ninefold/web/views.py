@@ -24,7 +24,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Discriminator, Field, Tag
 
-from ninefold.rules import Board, Move, Outcome, board_span
+from ninefold.moves import board_span
+from ninefold.rules import Board, Move, Outcome
 from ninefold.web.games import WebGame
 from ninefold.web.notation import maybe_side, side
 

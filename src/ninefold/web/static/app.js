@@ -622,6 +622,13 @@ function noSuchPage() {
   showError("There is no game at this address: check the link, or start a new game below.");
 }
 
+// The rules for a newcomer (/rules).
+function openRules() {
+  $("rules").hidden = false;
+  document.title = "ninefold: the rules of Ultimate Tic-Tac-Toe";
+  document.querySelector("[data-control=nav-rules]").setAttribute("aria-current", "page");
+}
+
 // --- start -----------------------------------------------------------------------
 buildBoard();
 listKeys($("board"), BOARD_KEYS);
@@ -637,6 +644,7 @@ const ROUTES = [
     (n) => openReplay(`/api/platform/games/${n}/replay`, `Ranked game ${n}`)],
   [/^\/arena$/, openArena],
   [/^\/analysis$/, openAnalysis],
+  [/^\/rules$/, openRules],
 ];
 const route = ROUTES.find(([pattern]) => pattern.test(location.pathname));
 if (route) route[1](...location.pathname.match(route[0]).slice(1));
