@@ -225,10 +225,10 @@ def test_the_analysis_board_tries_moves_and_analyses(page: Page, server: str, sh
     assert position.split()[2] == "o"
     lines = page.get_by_test_id("analysis-lines").locator("li")
     expect(lines.first).to_be_visible(timeout=30000)
-    best = control(page, "line-move").first.inner_text()
     expect(page.get_by_test_id("analysis-info")).not_to_contain_text("searching",
                                                                     timeout=30000)
     page.screenshot(path=str(shots / "web_analysis.png"))
+    best = control(page, "line-move").first.inner_text()  # the search is done: it stays
     control(page, "line-move").first.click()  # a line's move is played on the board
     expect(page.locator(f".cell[data-square='{best}']")).to_have_text("O")
     page.go_back()

@@ -147,7 +147,8 @@ const canMove = () => game && game.result === null && game.turn !== null &&
 function press(sq) {
   const view = spot || game;
   if (!view) return;
-  if (!view.legal.includes(sq)) showError(whyNot(view, sq));
+  const mine = spot !== null || canMove();  // a spectator's or the other side's: not
+  if (!mine || !view.legal.includes(sq)) showError(whyNot(view, sq));
   else if (spot) tryMove(sq);
   else play(sq);
 }
