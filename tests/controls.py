@@ -4,7 +4,7 @@ Each control a page shows (every ``a[href]``, ``button``, ``select``, ``input`` 
 ``textarea``) carries a stable name in ``data-control``, and each element with key
 bindings lists them in ``data-keys`` (the pages fill it from their key tables). A
 test reaches a control through `control` and presses a bound key through `key`;
-`tested_controls` reads those calls out of the test modules' source, so the check
+`controls_with_tests` reads those calls out of the test modules' source, so the check
 (`test_web_controls.py`) knows which controls have a test whichever tests a run
 selects, and fails naming any control, key or unnamed element without one.
 """
@@ -46,7 +46,7 @@ def listed(page: Page) -> tuple[set[str], list[str]]:
     return set(found["names"]) | {f"key {k}" for k in found["keys"]}, found["unnamed"]
 
 
-def tested_controls() -> set[str]:
+def controls_with_tests() -> set[str]:
     """The controls and keys the test modules reach through `control` and `key`."""
     names: set[str] = set()
     for module in TESTS.glob("test_*.py"):

@@ -1,5 +1,5 @@
 """Every button, link, field and key binding of the web board's pages is exercised by a
-test that checks its effect (`controls.tested_controls`); the last test lists the controls the
+test that checks its effect (`controls.controls_with_tests`); the last test lists the controls the
 pages show in the browser and fails naming any without a test. The controls reached
 here are those no other module's test reaches (see `controls`); the contest pages'
 controls are checked in test_platform_browser.py's run."""
@@ -10,7 +10,7 @@ import re
 
 import pytest
 from conftest import chromium_missing
-from controls import control, key, listed, tested_controls
+from controls import control, controls_with_tests, key, listed
 from needs import require
 from playwright.sync_api import Page, expect
 
@@ -178,5 +178,5 @@ def test_every_control_and_key_of_every_page_has_a_test(page: Page, server: str,
         page.wait_for_load_state("networkidle")
     shown, unnamed = listed(page)
     assert unnamed == [], "controls without a data-control name"
-    untested = sorted((shown | (DYNAMIC if address == "/" else set())) - tested_controls())
+    untested = sorted((shown | (DYNAMIC if address == "/" else set())) - controls_with_tests())
     assert untested == [], f"{address}: controls without a test"
