@@ -12,7 +12,9 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
+from accessibility import assert_accessible
 from conftest import chromium_missing
+from controls import control
 from needs import require
 from platform_fixtures import bot_archive
 from playwright.sync_api import Page, expect
@@ -51,8 +53,12 @@ def test_sign_up_upload_and_watch_the_first_ranked_game(page: Page, platform_ser
     name, data = bot_archive("python", strategy="win-if-possible", seed=4)
     archive = tmp / name
     archive.write_bytes(data)
-    page.goto(base + "/platform")
+    page.goto(base + "/")  # the board's pages link the contests when the platform runs
+    control(page, "nav-platform").click()
+    expect(page).to_have_url(base + "/platform")
     auth = page.locator("#auth")
+    expect(auth).to_be_visible()
+    assert_accessible(page)
     auth.get_by_label("Name").fill("newcomer")
     auth.get_by_label("Password").fill(PASSWORD)
     auth.get_by_role("button", name="Sign up").click()
@@ -74,13 +80,16 @@ def test_sign_up_upload_and_watch_the_first_ranked_game(page: Page, platform_ser
     page.wait_for_function("(() => { const img = document.getElementById('bot-plot');"
                            " return img.complete && !img.src.endsWith('n=0'); })()")
     page.screenshot(path=str(shots / "web_platform_bot.png"), full_page=True)
+    assert_accessible(page)
     games.locator("li a", has_text="Game").first.click()
-    expect(page.get_by_test_id("status")).to_contain_text("Move ")
+    expect(page.get_by_test_id("status")).to_contain_text("(ply ")
     page.keyboard.press("Home")
-    expect(page.get_by_test_id("status")).to_contain_text("Move 0 of")
+    expect(page.get_by_test_id("status")).to_contain_text("Start (ply 0 of")
     page.keyboard.press("End")
     expect(page.locator(".cell.x").first).to_be_visible()
     page.screenshot(path=str(shots / "web_platform_game.png"))
+    assert_accessible(page)
     page.goto(base + "/platform/c/cup")
     expect(page.get_by_test_id("leaderboard")).to_contain_text("mybot")
     page.screenshot(path=str(shots / "web_platform.png"), full_page=True)
+    assert_accessible(page)

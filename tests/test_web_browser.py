@@ -12,12 +12,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
+from accessibility import assert_accessible
 from conftest import chromium_missing
+from controls import control
 from needs import require
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 from webserver import start_server, stop_server
+
+from ninefold.rules import Board
 
 require("Debian's chromium", chromium_missing(), module=True)
 
@@ -106,6 +111,8 @@ def test_an_online_game_by_link_with_a_spectator(browser: Browser, server: str,
         for page in (alice, bob, carol):
             expect(page.locator(".clock.running")).to_have_attribute("data-side", "x")
             expect(page.get_by_test_id("clock-o")).to_have_text("O 3:00")
+        for page in (alice, bob, carol):  # both seats and a spectator: axe-core is content
+            assert_accessible(page)
         first = alice.get_by_test_id("clock-x").inner_text()
         expect(alice.get_by_test_id("clock-x")).not_to_have_text(first)  # it counts down
         alice.screenshot(path=str(shots / "web_online.png"))
@@ -159,31 +166,37 @@ def test_the_replay_hotkeys_step_through_a_stored_arena_game(page: Page, arena_s
     expect(table.locator("tbody tr")).to_have_count(2)
     expect(table).to_contain_text("<img src=x onerror=alert(1)>")  # shown as text
     assert table.locator("img, b").count() == 0
-    table.locator("tbody tr").first.locator("a").click()
-    expect(page.get_by_test_id("status")).to_contain_text("Move ")
+    control(page, "arena-game").first.click()
+    expect(page.get_by_test_id("status")).to_contain_text("(ply ")
     n = int(re.search(r"of (\d+)", status(page)).group(1))
-    assert f"Move {n} of {n}" in status(page)  # a finished game opens at its end
+    assert f"(ply {n} of {n})" in status(page)  # a finished game opens at its end
+    # the status numbers moves as the move list does: X's and O's move make one
+    moves = page.locator("#moves li")
+    last = moves.nth(moves.count() - 1).locator("button").last.inner_text()
+    assert f"After {moves.count()}{'.' if n % 2 else '…'} {last} (ply {n} of {n})" in status(page)
     page.keyboard.press("Home")
-    expect(page.get_by_test_id("status")).to_contain_text(f"Move 0 of {n}")
+    expect(page.get_by_test_id("status")).to_contain_text(f"Start (ply 0 of {n})")
     expect(page.locator(".cell.x, .cell.o")).to_have_count(0)
     page.keyboard.press("ArrowRight")
-    expect(page.get_by_test_id("status")).to_contain_text(f"Move 1 of {n}")
+    expect(page.get_by_test_id("status")).to_contain_text(f"(ply 1 of {n})")
     expect(page.locator(".cell.x")).to_have_count(1)
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowLeft")
-    expect(page.get_by_test_id("status")).to_contain_text(f"Move 1 of {n}")
+    expect(page.get_by_test_id("status")).to_contain_text("After 1. ")
     page.keyboard.press("End")
-    expect(page.get_by_test_id("status")).to_contain_text(f"Move {n} of {n}")
+    expect(page.get_by_test_id("status")).to_contain_text(f"(ply {n} of {n})")
     page.locator("#moves button.move").nth(4).click()  # the move list is clickable
-    expect(page.get_by_test_id("status")).to_contain_text(f"Move 5 of {n}")
+    expect(page.get_by_test_id("status")).to_contain_text("After 3. ")
+    expect(page.get_by_test_id("status")).to_contain_text(f"(ply 5 of {n})")
     link = page.get_by_test_id("permalink").input_value()
     assert link.endswith("?ply=5")
     page.keyboard.press(" ")  # autoplay
-    expect(page.get_by_test_id("status")).to_contain_text(f"Move 7 of {n}", timeout=5000)
+    expect(page.get_by_test_id("status")).to_contain_text(f"(ply 7 of {n})", timeout=5000)
     page.keyboard.press(" ")
     page.screenshot(path=str(shots / "web_replay.png"))
+    assert_accessible(page)
     page.goto(link)  # a position's permanent link
-    expect(page.get_by_test_id("status")).to_contain_text(f"Move 5 of {n}")
+    expect(page.get_by_test_id("status")).to_contain_text(f"(ply 5 of {n})")
 
 
 def test_the_arena_page_shows_the_standings_and_the_plots(page: Page, arena_server: str,
@@ -198,6 +211,7 @@ def test_the_arena_page_shows_the_standings_and_the_plots(page: Page, arena_serv
     page.wait_for_function("[...document.querySelectorAll('#plots img')]"
                            ".every((i) => i.complete && i.naturalWidth > 100)", timeout=30000)
     page.screenshot(path=str(shots / "web_arena.png"), full_page=True)
+    assert_accessible(page)
 
 
 @pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
@@ -214,6 +228,10 @@ def test_the_analysis_board_tries_moves_and_analyses(page: Page, server: str, sh
     expect(page.get_by_test_id("analysis-info")).not_to_contain_text("searching",
                                                                     timeout=30000)
     page.screenshot(path=str(shots / "web_analysis.png"))
+    best = control(page, "line-move").first.inner_text()  # the search is done: it stays
+    control(page, "line-move").first.click()  # a line's move is played on the board
+    expect(page.locator(f".cell[data-square='{best}']")).to_have_text("O")
+    page.go_back()
     page.go_back()  # a move back is the browser's back
     expect(page.locator(".cell[data-square='e5']")).to_have_text("")
     page.goto(server + "/analysis?position=" + position.replace(" ", "%20"))
@@ -256,3 +274,239 @@ def test_a_phone_in_dark_mode_gets_one_column(browser: Browser, server: str, sho
         page.screenshot(path=str(shots / "web_phone_dark.png"), full_page=True)
     finally:
         context.close()
+
+
+# --- what a newcomer tried (issue 36): each defect found, and its fix -----------------------
+
+
+def finished_position() -> str:
+    """The position at the end of a game of first legal moves (O wins it)."""
+    board = Board()
+    while board.outcome() is None:
+        board.push(next(iter(board.legal_moves)))
+    return board.position()
+
+
+def pages(browser: Browser, n: int) -> tuple[list[BrowserContext], list[Page]]:
+    contexts = [browser.new_context() for _ in range(n)]
+    return contexts, [c.new_page() for c in contexts]
+
+
+def test_resign_says_who_won_to_each_side_and_to_a_spectator(browser: Browser, server: str):
+    contexts, (alice, bob, carol) = pages(browser, 3)
+    try:
+        new_game(alice, server, mode="online")
+        bob.goto(control(alice, "invite").input_value())
+        carol.goto(control(alice, "watch").input_value())
+        expect(carol.get_by_test_id("status")).to_contain_text("You are watching")
+        alice.once("dialog", lambda dialog: dialog.accept())
+        control(alice, "resign").click()
+        expect(alice.get_by_test_id("status")).to_contain_text("Game over: X resigned, 0-1")
+        expect(alice.get_by_test_id("verdict")).to_have_text("You lost")
+        expect(bob.get_by_test_id("verdict")).to_have_text("You won")
+        expect(carol.get_by_test_id("verdict")).to_have_text("O won")
+        expect(alice.get_by_test_id("error")).to_have_text("")
+        expect(alice.get_by_role("button", name="Resign")).to_be_hidden()
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_a_draw_offer_is_accepted_by_the_other_side(browser: Browser, server: str):
+    contexts, (alice, bob) = pages(browser, 2)
+    try:
+        new_game(alice, server, mode="online")
+        bob.goto(alice.get_by_test_id("invite").input_value())
+        control(alice, "draw").click()
+        expect(alice.get_by_test_id("status")).to_contain_text("X offers a draw")
+        expect(alice.get_by_test_id("error")).to_have_text("")
+        expect(control(bob, "draw")).to_have_text("Accept draw")
+        control(bob, "draw").click()
+        for page in (alice, bob):
+            expect(page.get_by_test_id("status")).to_contain_text("draw agreed")
+            expect(page.get_by_test_id("verdict")).to_have_text("Draw")
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_the_end_of_a_game_on_one_device_names_the_winner(page: Page, server: str):
+    new_game(page, server, mode="local")
+    page.locator(".cell[data-square='e5']").click()
+    expect(page.get_by_test_id("status")).to_contain_text("O to move")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Resign").click()  # O, to move, resigns
+    expect(page.get_by_test_id("verdict")).to_have_text("X won")  # one device: both sides
+
+
+def test_the_end_of_a_game_against_the_computer_says_you_lost(page: Page, server: str):
+    new_game(page, server, mode="computer")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Resign").click()
+    expect(page.get_by_test_id("verdict")).to_have_text("You lost")
+
+
+def test_the_host_keeps_the_invite_link_after_a_reload(page: Page, server: str):
+    new_game(page, server, mode="online")
+    invite = page.get_by_test_id("invite").input_value()
+    page.reload()
+    expect(page.get_by_test_id("invite")).to_have_value(invite)
+    expect(page.get_by_test_id("invite")).to_be_visible()
+
+
+def test_boards_are_numbered_1_to_9_for_everyone_and_nothing_claims_a_highlight(
+        browser: Browser, server: str):
+    contexts, (alice, bob, carol) = pages(browser, 3)
+    try:
+        new_game(alice, server, mode="online")
+        bob.goto(alice.get_by_test_id("invite").input_value())
+        carol.goto(alice.get_by_test_id("watch").input_value())
+        alice.locator(".cell[data-square='e5']").click()  # O must play in the centre board
+        for page in (alice, bob, carol):
+            expect(page.get_by_test_id("status")).to_contain_text("play in board 5 (d4-f6)")
+            assert "highlighted" not in status(page)
+        expect(bob.locator(".small.allowed")).to_have_attribute("aria-label", "Board 5")
+        assert bob.locator(".cell.legal").first.get_attribute("aria-label").startswith(
+            "d4, board 5: empty")
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_the_board_is_groups_of_buttons_to_a_screen_reader(page: Page, server: str):
+    new_game(page, server, mode="local")
+    board = page.get_by_role("group", name="Ultimate Tic-Tac-Toe board")
+    centre = board.get_by_role("group", name="Board 5", exact=True)
+    expect(centre.get_by_role("button")).to_have_count(9)
+    centre.get_by_role("button", name="e5, board 5: empty, playable").click()
+    expect(page.locator(".cell[data-square='e5']")).to_have_text("X")
+    assert page.locator("[role=grid], [role=rowgroup], [role=gridcell]").count() == 0
+
+
+@pytest.mark.parametrize("address", ["/g/" + "a" * 5000, "/g/%3Cscript%3E", "/g/abc%2F..",
+                                     "/replay/nope!", "/arena/x"])
+def test_an_address_that_names_no_game_says_so_in_a_short_line(page: Page, server: str,
+                                                                address: str):
+    page.goto(server + address)
+    expect(page.get_by_test_id("setup-error")).to_contain_text("no game at this address")
+    assert len(page.get_by_test_id("setup-error").inner_text()) < 200
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 1100  # the viewport's: nothing pushes the page wider
+    expect(page.locator("#setup")).to_be_visible()
+
+
+def test_an_unknown_game_says_so(page: Page, server: str):
+    page.goto(server + "/g/abcdefgh")
+    expect(page.get_by_test_id("setup-error")).to_contain_text("no game 'abcdefgh' here")
+
+
+def test_the_game_record_downloads_as_a_file(page: Page, server: str):
+    new_game(page, server, mode="local")
+    page.locator(".cell[data-square='e5']").click()
+    expect(page.locator(".cell[data-square='e5']")).to_have_text("X")
+    with page.expect_download() as info:
+        control(page, "record").click()
+    download = info.value
+    assert re.fullmatch(r"ninefold-[A-Za-z0-9_-]+\.txt", download.suggested_filename)
+    assert "1. e5" in Path(download.path()).read_text()
+    assert "/g/" in page.url  # the page stayed
+
+
+def test_enter_on_a_square_that_cannot_be_played_says_why(page: Page, server: str):
+    new_game(page, server, mode="local")
+    page.keyboard.press("Enter")  # e5
+    expect(page.locator(".cell[data-square='e5']")).to_have_text("X")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("error")).to_have_text("e5 is taken (X).")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")  # b5, in board 4
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("error")).to_have_text("b5 is not in board 5: O plays in board 5.")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowUp")  # d4, playable: the note goes
+    page.keyboard.press("Enter")
+    expect(page.locator(".cell[data-square='d4']")).to_have_text("O")
+    expect(page.get_by_test_id("error")).to_have_text("")
+
+
+def test_a_spectator_who_presses_a_square_is_told_why_nothing_happens(browser: Browser,
+                                                                      server: str):
+    contexts, (alice, carol) = pages(browser, 2)
+    try:
+        new_game(alice, server, mode="online")
+        carol.goto(alice.get_by_test_id("watch").input_value())
+        expect(carol.get_by_test_id("status")).to_contain_text("You are watching")
+        carol.locator(".cell[data-square='e5']").click(force=True)  # aria-disabled
+        expect(carol.get_by_test_id("error")).to_have_text("You are watching: you cannot move.")
+        expect(carol.locator(".cell[data-square='e5']")).to_have_text("")
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_no_page_asks_for_what_is_not_there(page: Page, server: str):
+    failed: list[str] = []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400
+            else None)
+    page.on("console", lambda m: failed.append(m.text) if m.type == "error" else None)
+    for address in ("/", "/rules", "/classic", "/analysis"):
+        page.goto(server + address)
+        page.wait_for_load_state("networkidle")
+    new_game(page, server, mode="local")
+    page.wait_for_load_state("networkidle")
+    expect(page.get_by_role("link", name="Contests")).to_be_hidden()  # no platform here
+    assert failed == []
+    icon = page.request.get(server + "/favicon.ico")
+    assert icon.ok and icon.headers["content-type"].startswith("image/svg+xml")
+
+
+def test_the_arena_without_arena_games_says_how_to_get_some(page: Page, server: str):
+    page.goto(server + "/arena")
+    expect(page.get_by_test_id("arena-empty")).to_be_visible()
+    expect(page.get_by_test_id("arena-empty")).to_contain_text("ninefold match")
+    expect(page.get_by_test_id("standings")).to_be_hidden()
+    expect(page.get_by_test_id("arena-games")).to_be_hidden()
+    assert page.locator("#arena .error").count() == 0
+
+
+def test_a_finished_position_shows_its_result_not_fifty_fifty(page: Page, server: str):
+    position = finished_position()
+    page.goto(server + "/analysis?position=" + quote(position))
+    expect(page.get_by_test_id("status")).to_contain_text("Game over: 0-1")
+    expect(page.locator(".evalbar-text")).to_have_text("O won")
+    expect(page.get_by_test_id("analysis-info")).to_contain_text("nothing to analyse")
+
+
+def test_back_on_the_analysis_board_keeps_the_last_move(page: Page, server: str):
+    page.goto(server + "/analysis")
+    expect(page.get_by_test_id("status")).to_contain_text("X to move")
+    page.locator(".cell[data-square='e5']").click()
+    expect(page.locator("#who")).to_have_text("After e5.")
+    page.locator(".cell[data-square='e4']").click()
+    expect(page.locator("#who")).to_have_text("After e4.")
+    page.go_back()
+    expect(page.locator("#who")).to_have_text("After e5.")
+    expect(page.locator(".cell.last")).to_have_attribute("data-square", "e5")
+    expect(page.locator(".cell[data-square='e4']")).to_have_text("")
+
+
+def test_the_rules_page_explains_the_game_with_a_picture_and_every_page_links_it(
+        page: Page, server: str, shots: Path):
+    for address in ("/", "/analysis", "/arena", "/classic", "/replay/abcdefgh", "/rules"):
+        page.goto(server + address)
+        page.get_by_role("navigation", name="Site").get_by_role("link", name="Rules").click()
+        expect(page).to_have_url(server + "/rules")
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        "How to play Ultimate Tic-Tac-Toe")
+    expect(page.locator("main")).to_contain_text("Where you play sends the other player")
+    picture = page.get_by_test_id("rules-picture")
+    page.wait_for_function("(() => { const i = document.querySelector("
+                           "'[data-testid=rules-picture]'); return i.complete && "
+                           "i.naturalWidth > 100; })()")
+    assert "board 9" in (picture.get_attribute("alt") or "").replace("\n", " ").replace(
+        "bottom-right board", "board 9")
+    page.screenshot(path=str(shots / "web_rules.png"), full_page=True)
+    page.get_by_role("link", name="Start a game").click()
+    expect(page.locator("#setup")).to_be_visible()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import schemathesis
+from controls import control, key
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
@@ -258,9 +259,9 @@ def open_classic(page, server: str, link: str = "") -> None:
 
 def new_game(page, server: str, opponent: str = "perfect", side: str = "x") -> None:
     open_classic(page, server)
-    page.select_option("select[name=opponent]", opponent)
-    page.check(f"input[name=side][value={side}]")
-    page.click("#new")
+    control(page, "opponent").select_option(opponent)
+    (control(page, "side-x") if side == "x" else control(page, "side-o")).check()
+    control(page, "new").click()
     expect(page.get_by_test_id("moves").locator("li")).to_have_count(
         0 if side == "x" else 1)
     expect(page.locator(".cell.legal").first).to_be_visible()
@@ -270,14 +271,17 @@ def new_game(page, server: str, opponent: str = "perfect", side: str = "x") -> N
 def play(page, cell: int) -> None:
     """Click `cell` and wait for the answer (the computer's reply with it)."""
     before = page.locator(".cell.x, .cell.o").count()
-    page.locator(f".cell[data-cell='{cell}']").click()
+    control(page, "cell").and_(page.locator(f"[data-cell='{cell}']")).click()
     page.wait_for_function(
         f"document.querySelectorAll('.cell.x, .cell.o').length > {before}")
     page.wait_for_function("!document.getElementById('board').hasAttribute('aria-busy')")
 
 
 def choose_view(page, title: str) -> None:
-    page.get_by_role("radio", name=title).check()
+    views = {"TicTacToe": control(page, "view-tictactoe"), "Pick15": control(page, "view-pick15"),
+             "Magic15": control(page, "view-magic15")}
+    views[title].check()
+    expect(page.get_by_role("radio", name=title)).to_be_checked()
 
 
 def test_a_whole_game_against_the_perfect_player(page, server: str):
@@ -367,26 +371,33 @@ def test_undo_takes_back_to_the_players_last_move(page, server: str):
     play(page, 4)
     play(page, int(page.locator(".cell.legal").first.get_attribute("data-cell")))
     two = fragment(page)["m"].split(",")[:2]
-    page.get_by_role("button", name="Undo").click()
+    control(page, "undo").click()
     expect(page.locator(".cell.x, .cell.o")).to_have_count(2)
     assert fragment(page)["m"].split(",") == two
-    page.get_by_role("button", name="Undo").click()
+    control(page, "undo").click()
     expect(page.locator(".cell.x, .cell.o")).to_have_count(0)
     expect(page.get_by_role("button", name="Undo")).to_be_disabled()
 
 
 def test_keyboard_play_with_arrows_and_enter(page, server: str):
     new_game(page, server, "friend")
-    page.keyboard.press("ArrowRight")  # from b2 to c2
-    page.keyboard.press("Enter")
+    cursor = page.locator(".cell.cursor")
+    key(page, "board", "ArrowUp")
+    expect(cursor).to_have_attribute("aria-label", re.compile(r"^b1:"))
+    key(page, "board", "ArrowDown")
+    key(page, "board", "ArrowLeft")
+    expect(cursor).to_have_attribute("aria-label", re.compile(r"^a2:"))
+    key(page, "board", "ArrowRight")
+    key(page, "board", "ArrowRight")  # from b2 to c2
+    key(page, "board", "Enter")
     expect(page.locator(".cell[data-cell='5'] .mark")).to_have_text("X")
     expect(page.get_by_test_id("status")).to_contain_text("O to move")
     expect(page.locator(".cell[data-cell='5']")).to_have_attribute(
         "aria-label", re.compile(r"^c2: X, last move"))
     choose_view(page, "Pick15")  # the cursor moves along the cards, 7 -> 8
     page.locator(".cell[data-cell='5']").focus()
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("Enter")
+    key(page, "board", "ArrowRight")
+    key(page, "board", "Space")
     expect(page.locator(".cell[data-cell='0'] .mark")).to_have_text("O")
     expect(page.get_by_test_id("picked-o")).to_have_text("8")
 
@@ -398,8 +409,17 @@ def test_a_hostile_link_is_refused_as_text(page, server: str):
     expect(page.locator(".cell.legal")).to_have_count(9)  # a new game instead
     page.goto(f"{server}/classic#m=<img src=x onerror=alert(1)>")
     page.reload()
-    expect(page.get_by_test_id("error")).to_contain_text("moves.0")
+    expect(page.get_by_test_id("error")).to_contain_text("its moves must be cells 0-8")
     assert page.locator("img").count() == 0
+
+
+@pytest.mark.parametrize("moves", ["4,0,9", "4,-1", "4,1.5", "a1"])
+def test_a_link_with_moves_that_are_not_cells_says_so_in_words(page, server: str, moves: str):
+    page.goto(f"{server}/classic#m={moves}&o=friend")
+    expect(page.get_by_test_id("error")).to_have_text(
+        "The link's game cannot be restored (its moves must be cells 0-8 (0 is a1, 4 the"
+        " centre, 8 is c3)): here is a new game.")
+    expect(page.locator(".cell.legal")).to_have_count(9)
 
 
 def test_the_page_sets_text_only_and_holds_no_rules():

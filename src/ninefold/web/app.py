@@ -33,7 +33,8 @@ Routes, by module:
 - `ninefold.web.routes_platform`: ``/api/platform/...`` and the pages
   ``/platform/...``, with ``--platform URL``;
 - `ninefold.web.routes_pages`: ``GET /``, ``/g/{id}``, ``/replay/{id}``,
-  ``/analysis``, ``/arena``, ``/arena/{n}``: the page (``static/index.html``);
+  ``/analysis``, ``/arena``, ``/arena/{n}``, ``/platform-game/{n}``: the page
+  (``static/index.html``); ``/rules``: the rules page; ``/favicon.ico``;
   ``/static/...``: the pages' files.
 """
 

@@ -1,32 +1,50 @@
-"""The web board's pages (`router`): every page is ``static/index.html``, which reads
-its address and asks the API for the rest; ``/static/...`` serves its files.
+"""The web board's pages (`router`): every page of the board is ``static/index.html``,
+which reads its address and asks the API for the rest (``/rules`` shows its
+section of rules for a newcomer); ``/static/...`` serves its files.
 
 ``GET /``, ``/g/{id}``, ``/replay/{id}``, ``/analysis``, ``/arena``,
-``/arena/{n}``, ``/platform-game/{n}``.
+``/arena/{n}``, ``/platform-game/{n}``, ``/rules``, ``/favicon.ico``.
+
+Anything after ``/g/``, ``/replay/``, ``/arena/`` or ``/platform-game/`` gets the
+page, which says in words when it names no game (never the API's JSON). The
+page is served with its Contests link shown when the server runs the platform,
+so no page asks the platform's API to find out.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
-from fastapi import APIRouter
-from fastapi.responses import FileResponse
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse
 
 STATIC = Path(__file__).resolve().parent / "static"
+PLATFORM_LINK = '<a href="/platform" id="nav-platform" data-control="nav-platform" hidden>'
 
 router = APIRouter(include_in_schema=False)
 
 
+@cache
+def _index(platform: bool) -> str:
+    """index.html, its Contests link shown when `platform`."""
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    assert PLATFORM_LINK in html
+    return html.replace(PLATFORM_LINK, PLATFORM_LINK.replace(" hidden", "")) if platform else html
+
+
 @router.get("/")
-async def index() -> FileResponse:
-    return FileResponse(STATIC / "index.html")
-
-
-@router.get("/g/{game_id}")
-@router.get("/replay/{game_id}")
+@router.get("/g/{rest:path}")
+@router.get("/replay/{rest:path}")
 @router.get("/analysis")
+@router.get("/rules")
 @router.get("/arena")
-@router.get("/arena/{n}")
-@router.get("/platform-game/{n}")
-async def page() -> FileResponse:
-    return FileResponse(STATIC / "index.html")
+@router.get("/arena/{rest:path}")
+@router.get("/platform-game/{rest:path}")
+async def page(request: Request) -> HTMLResponse:
+    return HTMLResponse(_index(request.app.state.platform is not None))
+
+
+@router.get("/favicon.ico")
+async def favicon() -> FileResponse:
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")

@@ -10,7 +10,8 @@ every answer is one of the view models, built here from a `WebGame` or a
   asking token holds;
 - `position_view`: a position on its own, for the analysis board (`PositionView`);
 - `replay`: a whole game to step through, a `Frame` per position (`Replay`);
-- `small_boards`: the nine small boards, as every view draws them.
+- `small_boards`: the nine small boards, as every view draws them;
+- `board_status`: the status line's words (boards numbered 1-9, as the pages do).
 
 A refused request answers a `Problem` (a one-line ``detail``); `ERRORS` lists
 the statuses a route may answer, for the OpenAPI schema.
@@ -23,6 +24,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Discriminator, Field, Tag
 
+from ninefold.moves import board_span
 from ninefold.rules import Board, Move, Outcome
 from ninefold.web.games import WebGame
 from ninefold.web.notation import maybe_side, side
@@ -224,7 +226,7 @@ def position_view(board: Board) -> PositionView:
         position=board.position(), boards=small_boards(board, set(board.open_boards())),
         turn=None if outcome else side(board.turn),
         legal=[] if outcome else [str(m) for m in board.legal_moves], last=_last(board),
-        status=board.status(), result=outcome.result() if outcome else None)
+        status=board_status(board), result=outcome.result() if outcome else None)
 
 
 def small_boards(board: Board, allowed: set[int]) -> list[SmallBoard]:
@@ -240,7 +242,7 @@ def replay(title: str, x: str, o: str, board: Board, moves: list[Move], opening_
     frames = []
     for i in range(len(moves) + 1):
         frames.append(Frame(boards=small_boards(board, set(board.open_boards())),
-                            last=_last(board), status=board.status(),
+                            last=_last(board), status=board_status(board),
                             position=board.position()))
         if i < len(moves):
             board.push(moves[i])
@@ -269,7 +271,23 @@ def _status(game: WebGame, board: Board, outcome: Outcome | None) -> str:
             return "Game over: draw agreed, 1/2-1/2"
         if game.flagged is not None:
             return f"Game over: {game.flagged}'s time ran out, {outcome.result()}"
+    return board_status(board)
+
+
+def board_status(board: Board) -> str:
+    """One line for the web board: who moves where, the small boards numbered 1-9 as
+    the pages number them (the same words for a player, a spectator and a replay),
+    or how the game ended.
+
+    >>> board_status(Board())
+    'X to move: play anywhere (any open board)'
+    >>> board = Board()
+    >>> board.push(Move.parse("e5"))
+    >>> board_status(board)
+    'O to move: play in board 5 (d4-f6)'
+    """
+    if board.outcome() is not None:
         return board.status()
-    where = ("play anywhere (any open board)" if board.target is None
-             else f"play in the highlighted board ({board.target})")
-    return f"{board.turn} to move: {where}"
+    if board.target is None:
+        return f"{board.turn} to move: play anywhere (any open board)"
+    return f"{board.turn} to move: play in board {board.target + 1} ({board_span(board.target)})"

@@ -27,14 +27,22 @@ export class AnalysisPanel {
     this.root.append(this.bar, this.info, this.caption, this.lines);
   }
 
-  // Analyse `position` (a position string), dropping the one before; null stops.
-  show(position) {
+  // Analyse `position` (a position string), dropping the one before; null stops. A
+  // finished position (`result`, like "1-0") shows its result: there is nothing to search.
+  show(position, result = null) {
     if (position === this.position) return;
     this.position = position;
     this.lines.replaceChildren();
     this.caption.textContent = "";
+    if (result) {
+      this.stop();
+      const x = { "1-0": 1, "0-1": 0 }[result] ?? 0.5;
+      this.draw(x, x === 1 ? "X won" : x === 0 ? "O won" : "Draw");
+      this.info.textContent = `The game is over (${result}): nothing to analyse.`;
+      return;
+    }
     this.info.textContent = position ? "Analysing…" : "";
-    this.draw(0.5);
+    this.draw(0.5, "…");
     if (!position) return this.stop();
     const send = () => this.socket.send(JSON.stringify({ position }));
     if (this.socket && this.socket.readyState === WebSocket.OPEN) send();
@@ -84,22 +92,28 @@ export class AnalysisPanel {
       score.title = `${msg.turn.toUpperCase()}'s expected score after this move`;
       li.append(score);
       line.pv.forEach((move, i) => {
-        const b = el("button", i === 0 ? "pv first" : "pv");
-        b.type = "button";
-        b.textContent = move;
-        if (i === 0) b.addEventListener("click", () => this.onMove(move));
-        else b.disabled = true;
-        li.append(b);
+        if (i === 0) {  // the move to play; the rest of the line is text
+          const b = el("button", "pv first");
+          b.type = "button";
+          b.dataset.control = "line-move";
+          b.textContent = move;
+          b.addEventListener("click", () => this.onMove(move));
+          li.append(b);
+        } else {
+          li.append(Object.assign(el("span", "pv"), { textContent: move }));
+        }
       });
       this.lines.append(li);
     }
   }
 
-  draw(x) {
+  // The bar at X's share `x`, saying `text` (by default each side's expected score).
+  draw(x, text = `X ${pct(x)} · O ${pct(1 - x)}`) {
     this.fill.style.width = pct(x);
-    this.barText.textContent = `X ${pct(x)} · O ${pct(1 - x)}`;
+    this.barText.textContent = text;
     this.bar.setAttribute("aria-valuenow", String(Math.round(x * 100)));
-    this.bar.setAttribute("aria-label", `X's expected score ${pct(x)}, O's ${pct(1 - x)}`);
+    this.bar.setAttribute("aria-valuetext", text);
+    this.bar.setAttribute("aria-label", "The evaluation: X's expected score");
   }
 }
 

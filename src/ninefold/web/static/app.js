@@ -41,7 +41,7 @@ async function api(path, body) {
   const res = await fetch(path, body === undefined ? { headers } :
     { method: "POST", headers, body: JSON.stringify(body) });
   const data = await res.json().catch(() => ({ detail: res.statusText }));
-  if (!res.ok) throw new Error(data.detail || res.statusText);
+  if (!res.ok) throw Object.assign(new Error(data.detail || res.statusText), { status: res.status });
   return data;
 }
 
@@ -78,15 +78,18 @@ $("new-game").addEventListener("submit", async (event) => {
     const made = await api("/api/games", body);
     token = made.token;
     localStorage.setItem(`ninefold-seat-${made.game.id}`, made.token);
+    if (made.links.invite) localStorage.setItem(`ninefold-invite-${made.game.id}`, made.links.invite);
     history.pushState(null, "", made.links.play);
-    open(made.game, made.links);
+    open(made.game, made.links.invite);
   } catch (err) {
     showError(err.message);
   }
 });
 
 // --- a game ----------------------------------------------------------------------
-function open(view, links) {
+// `invite`: the invite link's path, for the page that made an online game (kept in
+// localStorage, so a reload of the host's page keeps it).
+function open(view, invite) {
   $("setup").hidden = true;
   $("play").hidden = false;
   game = view;
@@ -95,10 +98,11 @@ function open(view, links) {
   if (online) {
     const base = location.origin;
     $("watch").value = `${base}/g/${view.id}`;
-    $("invite").value = links && links.invite ? base + links.invite : "";
-    $("invite").closest("p").hidden = !(links && links.invite);
+    $("invite").value = invite ? base + invite : "";
+    $("invite").closest("p").hidden = !invite;
   }
   $("record").href = `/api/games/${view.id}/record`;
+  $("record").download = `ninefold-${view.id}.txt`;
   $("replay-link").href = `/replay/${view.id}`;
   render();
   focusCursor();  // the keyboard plays at once
@@ -110,7 +114,9 @@ async function load(id) {
   token = fragment.get("t") || localStorage.getItem(`ninefold-seat-${id}`);
   if (fragment.get("t")) localStorage.setItem(`ninefold-seat-${id}`, fragment.get("t"));
   const view = await fetchOrSetup(`/api/games/${encodeURIComponent(id)}`);
-  if (view) open(view);
+  // the invite is the host's only: a page holding the other seat's token is the guest's
+  const invite = localStorage.getItem(`ninefold-invite-${id}`);
+  if (view) open(view, invite && !invite.endsWith(`#t=${token}`) ? invite : null);
 }
 
 function listen(id) {
@@ -136,16 +142,35 @@ function listen(id) {
 const canMove = () => game && game.result === null && game.turn !== null &&
   game.you.includes(game.turn);
 
-// A square chosen (click or keyboard): a move of the game, or a try on the analysis board.
+// A square chosen (click or keyboard): a move of the game, or a try on the analysis board;
+// a square that cannot be played says why.
 function press(sq) {
-  if (spot) tryMove(sq);
+  const view = spot || game;
+  if (!view) return;
+  const mine = spot !== null || canMove();  // a spectator's or the other side's: not
+  if (!mine || !view.legal.includes(sq)) showError(whyNot(view, sq));
+  else if (spot) tryMove(sq);
   else play(sq);
+}
+
+// Why square `sq` cannot be played now, in words.
+function whyNot(view, sq) {
+  if (view.result !== null) return "The game is over.";
+  const cell = document.querySelector(`.cell[data-square="${sq}"]`);
+  if (cell.textContent) return `${sq} is taken (${cell.textContent}).`;
+  if (!spot && !canMove()) {
+    return game.you.length ? "It is the other side's move." : "You are watching: you cannot move.";
+  }
+  const open = view.boards.flatMap((b, i) => (b.allowed ? [i + 1] : []));
+  return `${sq} is not in ${open.length === 1 ? "board " + open[0] : "an open board"}: ` +
+    `${view.turn.toUpperCase()} plays in ${open.length === 1 ? "board " + open[0]
+      : "boards " + open.join(", ")}.`;
 }
 
 let sending = false;  // one move request at a time (a double click sends one)
 
 async function play(move) {
-  if (sending || !canMove() || !game.legal.includes(move)) return;
+  if (sending || !canMove()) return;
   sending = true;
   try {
     showError("");
@@ -172,9 +197,9 @@ async function act(what, body) {
 }
 $("undo").addEventListener("click", () => act("undo", { ply: game.ply }));
 $("resign").addEventListener("click", () => {
-  if (confirm("Resign this game?")) act("resign");
+  if (confirm("Resign this game?")) act("resign", {});
 });
-$("draw").addEventListener("click", () => act("draw"));
+$("draw").addEventListener("click", () => act("draw", {}));
 
 // --- drawing ---------------------------------------------------------------------
 function buildBoard() {
@@ -183,7 +208,8 @@ function buildBoard() {
     const small = document.createElement("div");
     small.className = "small";
     small.dataset.board = b;
-    small.setAttribute("role", "rowgroup");
+    small.setAttribute("role", "group");
+    small.setAttribute("aria-label", `Board ${b + 1}`);
     for (let c = 0; c < 9; c++) {
       const cell = document.createElement("button");
       cell.type = "button";
@@ -191,7 +217,7 @@ function buildBoard() {
       cell.dataset.board = b;
       cell.dataset.cell = c;
       cell.dataset.square = square(b, c);
-      cell.setAttribute("role", "gridcell");
+      cell.dataset.control = "cell";
       cell.tabIndex = -1;
       cell.addEventListener("click", () => {
         cursor = xyOf(b, c);
@@ -258,7 +284,8 @@ function render() {
     status += ` ${game.draw_offer.toUpperCase()} offers a draw.`;
   }
   $("status").textContent = status;
-  showPosition(game.position);
+  showVerdict(game.result === null ? null : verdict(game.winner, game.you, game.mode));
+  showPosition(game.position, game.result);
   const sides = game.you.map((s) => s.toUpperCase()).join(" and ");
   $("who").textContent = game.mode === "computer"
     ? `You play ${sides} against level ${game.level}.`
@@ -282,11 +309,25 @@ function render() {
   drawClocks();
 }
 
-// The position string shown, its analysis link, and the analysis panel if it is open.
-function showPosition(position) {
+// The position string shown, its analysis link, and the analysis panel if it is open
+// (`result`: the game's result, if it is over there).
+function showPosition(position, result) {
   $("position").value = position;
   $("analyse").href = `/analysis?position=${encodeURIComponent(position)}`;
-  if (panel && !$("analysis").hidden) panel.show(position);
+  if (panel && !$("analysis").hidden) panel.show(position, result);
+}
+
+// Who won, in the words of the one reading: "You won", "You lost", "Draw", or for a
+// spectator (and two players on one device) "X won".
+function verdict(winner, you) {
+  if (!winner) return "Draw";
+  if (you.length !== 1) return `${winner.toUpperCase()} won`;
+  return you[0] === winner ? "You won" : "You lost";
+}
+
+function showVerdict(text) {
+  $("verdict").hidden = !text;
+  $("verdict").textContent = text || "";
 }
 
 function openPanel(onMove) {
@@ -319,22 +360,39 @@ function drawClocks() {
 setInterval(() => { if (game && game.clock && game.clock.running) drawClocks(); }, 100);
 
 // --- keyboard: arrows move the cursor, Enter or Space plays ---------------------
+// Each key table is also listed on its element (data-keys), for the tests' check that
+// every key binding has a test.
+function moveCursor(dx, dy) {
+  cursor = { x: (cursor.x + dx + 9) % 9, y: (cursor.y + dy + 9) % 9 };
+  focusCursor();
+  if (spot) drawSpot();
+  else render();
+}
+
+function pressCursor() {
+  const { b, c } = bcOf(cursor.x, cursor.y);
+  press(square(b, c));
+}
+
+const BOARD_KEYS = {
+  ArrowLeft: () => moveCursor(-1, 0), ArrowRight: () => moveCursor(1, 0),
+  ArrowUp: () => moveCursor(0, -1), ArrowDown: () => moveCursor(0, 1),
+  Enter: pressCursor, " ": pressCursor,
+};
+
+// The keys of `table` listed on `element`, by name (Space for " ").
+function listKeys(element, table) {
+  element.dataset.keys = Object.keys(table).map((k) => (k === " " ? "Space" : k)).join(" ");
+}
+
 document.addEventListener("keydown", (event) => {
   if (film) return;  // the viewer has its own keys
   // keys typed into a field, or Enter on another button, keep their own meaning
   const target = event.target;
   if ($("play").hidden || target.closest("input, select, textarea, a") ||
       (target.closest("button") && !target.classList.contains("cell"))) return;
-  const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-  if (step[event.key]) {
-    const [dx, dy] = step[event.key];
-    cursor = { x: (cursor.x + dx + 9) % 9, y: (cursor.y + dy + 9) % 9 };
-    focusCursor();
-    render();
-    event.preventDefault();
-  } else if (event.key === "Enter" || event.key === " ") {
-    const { b, c } = bcOf(cursor.x, cursor.y);
-    press(square(b, c));
+  if (BOARD_KEYS[event.key]) {
+    BOARD_KEYS[event.key]();
     event.preventDefault();
   }
 });
@@ -360,11 +418,22 @@ async function openReplay(path, title) {
   $("analyse").addEventListener("click", (event) => {  // here: analyse beside the replay
     event.preventDefault();
     $("analysis").hidden = false;
-    panel.show(film.frames[frame].position);
+    panel.show(film.frames[frame].position, frameResult(frame));
   });
   const asked = new URLSearchParams(location.search).get("ply");
   const ply = asked === null ? NaN : Number(asked);
   showFrame(Number.isInteger(ply) && ply >= 0 ? ply : film.moves.length);  // else the end
+}
+
+// The game's result at frame `i` if the board is over there (else null).
+const frameResult = (i) => (film.frames[i].status.startsWith("Game over") ? film.result : null);
+
+// Where frame `i` is, numbered as the move list is ("After 3. e5" for X's third move,
+// "After 3… e4" for O's), with the plies counted.
+function frameName(i) {
+  const plies = `ply ${i} of ${film.moves.length}`;
+  if (i === 0) return `Start (${plies})`;
+  return `After ${Math.ceil(i / 2)}${i % 2 ? "." : "…"} ${film.moves[i - 1]} (${plies})`;
 }
 
 function showFrame(i) {
@@ -372,8 +441,10 @@ function showFrame(i) {
   const f = film.frames[frame];
   game = null;
   drawBoards(f.boards, f.last, { highlight: frame < film.moves.length });
-  $("status").textContent = `Move ${frame} of ${film.moves.length}: ${f.status}`;
-  showPosition(f.position);
+  $("status").textContent = `${frameName(frame)}: ${f.status}`;
+  const end = frame === film.moves.length && film.result && film.result !== "*";
+  showVerdict(end ? verdict({ "1-0": "x", "0-1": "o" }[film.result] || null, []) : null);
+  showPosition(f.position, frameResult(frame));
   const list = $("moves");
   list.replaceChildren();
   for (let i = 0; i < film.moves.length; i += 2) {
@@ -382,6 +453,7 @@ function showFrame(i) {
       if (j >= film.moves.length) break;
       const button = document.createElement("button");
       button.type = "button";
+      button.dataset.control = "move";
       button.className = "move" + (j + 1 === frame ? " current" : "") +
         (j < film.opening_plies ? " opening" : "");
       button.textContent = film.moves[j];
@@ -416,14 +488,15 @@ $("forward").addEventListener("click", () => showFrame(frame + 1));
 $("last").addEventListener("click", () => showFrame(film.moves.length));
 $("auto").addEventListener("click", toggleAutoplay);
 
+const VIEWER_KEYS = {
+  ArrowLeft: () => showFrame(frame - 1), ArrowRight: () => showFrame(frame + 1),
+  Home: () => showFrame(0), End: () => showFrame(film.moves.length), " ": toggleAutoplay,
+};
+
 document.addEventListener("keydown", (event) => {
   if (!film || event.target.closest("input, select, textarea")) return;
-  const keys = {
-    ArrowLeft: () => showFrame(frame - 1), ArrowRight: () => showFrame(frame + 1),
-    Home: () => showFrame(0), End: () => showFrame(film.moves.length), " ": toggleAutoplay,
-  };
-  if (keys[event.key]) {
-    keys[event.key]();
+  if (VIEWER_KEYS[event.key]) {
+    VIEWER_KEYS[event.key]();
     event.preventDefault();
   }
 });
@@ -467,21 +540,28 @@ async function openArena() {
     for (const g of data.games) {
       const link = document.createElement("a");
       link.href = `/arena/${g.n}`;
+      link.dataset.control = "arena-game";
       link.textContent = String(g.n);
       document.querySelector("[data-testid=arena-games] tbody").appendChild(
         tableRow([link, g.x, g.o, g.result, g.termination, String(g.plies)]));
     }
   } catch (err) {
-    $("arena").append(Object.assign(document.createElement("p"),
-      { className: "error", textContent: err.message }));
+    if (err.status === 404) {  // no arena games here: say how to get some, calmly
+      $("arena-tables").hidden = true;
+      $("arena-empty").hidden = false;
+    } else {
+      $("arena").append(Object.assign(document.createElement("p"),
+        { className: "error", role: "alert", textContent: err.message }));
+    }
   }
 }
 
 // --- the analysis board: any position, moves tried one by one, each with its link -----
 async function openAnalysis() {
-  const asked = new URLSearchParams(location.search).get("position");
-  spot = await fetchOrSetup(
-    asked ? `/api/position?position=${encodeURIComponent(asked)}` : "/api/position");
+  const asked = new URLSearchParams(location.search);
+  const query = new URLSearchParams();
+  for (const key of ["position", "move"]) if (asked.get(key)) query.set(key, asked.get(key));
+  spot = await fetchOrSetup(`/api/position?${query}`);
   if (!spot) return;
   $("play").hidden = false;
   $("scratch").hidden = false;
@@ -502,24 +582,26 @@ function drawSpot() {
     { legal: new Set(spot.legal), highlight: spot.result === null, withCursor: true });
   $("status").textContent = spot.status;
   $("who").textContent = spot.last ? `After ${spot.last}.` : "";
-  showPosition(spot.position);
+  showPosition(spot.position, spot.result);
   const start = encodeURIComponent(spot.position);
   $("from-here-computer").href = `/?start=${start}&mode=computer`;
   $("from-here-friend").href = `/?start=${start}&mode=local`;
   $("from-here-computer").closest("p").hidden = spot.result !== null;
 }
 
+// Try move `sq`: its link is the position before and the move, so that the move is
+// still marked (and named) when the browser comes back to it.
 async function tryMove(sq) {
   if (!spot.legal.includes(sq)) return;
+  const query = `position=${encodeURIComponent(spot.position)}&move=${encodeURIComponent(sq)}`;
   try {
     showError("");
-    spot = await api(`/api/position?position=${encodeURIComponent(spot.position)}` +
-      `&move=${encodeURIComponent(sq)}`);
+    spot = await api(`/api/position?${query}`);
   } catch (err) {
     showError(err.message);
     return;
   }
-  history.pushState(null, "", `/analysis?position=${encodeURIComponent(spot.position)}`);
+  history.pushState(null, "", `/analysis?${query}`);
   drawSpot();
 }
 
@@ -534,17 +616,38 @@ function openSetup() {
   }
 }
 
+// An address that names no game (mistyped, cut, or made up): the new-game form, saying so
+// (never the address itself, which may be anything).
+function noSuchPage() {
+  openSetup();
+  showError("There is no game at this address: check the link, or start a new game below.");
+}
+
+// The rules for a newcomer (/rules).
+function openRules() {
+  $("rules").hidden = false;
+  document.title = "ninefold: the rules of Ultimate Tic-Tac-Toe";
+  document.querySelector("[data-control=nav-rules]").setAttribute("aria-current", "page");
+}
+
 // --- start -----------------------------------------------------------------------
 buildBoard();
-// the contests link, when this server runs the platform (`ninefold serve --platform`)
-fetch("/api/platform/contests").then((r) => { if (r.ok) $("nav-platform").hidden = false; }, () => {});
-const path = location.pathname;
-let m;
-if ((m = path.match(/^\/g\/([A-Za-z0-9_-]+)$/))) load(m[1]);
-else if ((m = path.match(/^\/replay\/([A-Za-z0-9_-]+)$/))) openReplay(`/api/games/${m[1]}/replay`, `Game ${m[1]}`);
-else if ((m = path.match(/^\/arena\/(\d+)$/))) openReplay(`/api/arena/${m[1]}/replay`, `Arena game ${m[1]}`);
-else if ((m = path.match(/^\/platform-game\/(\d+)$/))) openReplay(`/api/platform/games/${m[1]}/replay`, `Ranked game ${m[1]}`);
-else if (path === "/arena") openArena();
-else if (path === "/analysis") openAnalysis();
-else openSetup();
+listKeys($("board"), BOARD_KEYS);
+listKeys($("viewer"), VIEWER_KEYS);
+const ID = "([A-Za-z0-9_-]{1,32})";  // a game's id (the server's are 8 characters)
+const N = "([1-9][0-9]{0,8})";       // an arena or a ranked game's number
+const ROUTES = [
+  [/^\/$/, openSetup],
+  [new RegExp(`^/g/${ID}$`), load],
+  [new RegExp(`^/replay/${ID}$`), (id) => openReplay(`/api/games/${id}/replay`, `Game ${id}`)],
+  [new RegExp(`^/arena/${N}$`), (n) => openReplay(`/api/arena/${n}/replay`, `Arena game ${n}`)],
+  [new RegExp(`^/platform-game/${N}$`),
+    (n) => openReplay(`/api/platform/games/${n}/replay`, `Ranked game ${n}`)],
+  [/^\/arena$/, openArena],
+  [/^\/analysis$/, openAnalysis],
+  [/^\/rules$/, openRules],
+];
+const route = ROUTES.find(([pattern]) => pattern.test(location.pathname));
+if (route) route[1](...location.pathname.match(route[0]).slice(1));
+else noSuchPage();
 window.addEventListener("popstate", () => location.reload());

@@ -77,13 +77,19 @@ async function start() {
   const opponent = OPPONENTS.includes(f.get("o")) ? f.get("o") : "perfect";
   const side = f.get("s") === "o" ? "o" : "x";
   viewName = VIEWS.includes(f.get("v")) ? f.get("v") : "tictactoe";
-  const moves = (f.get("m") || "").split(",").filter((s) => s !== "").map(Number);
+  const parts = (f.get("m") || "").split(",").filter((s) => s !== "");
   $("opponent").value = opponent;
   document.querySelector(`input[name=side][value=${side}]`).checked = true;
   document.querySelector(`input[name=view][value=${viewName}]`).checked = true;
-  if (await send(moves, opponent, side) || !moves.length) return;
-  const why = document.querySelector(".error").textContent;
-  if (await send([], opponent, side)) showError(`The link's game cannot be restored: ${why}`);
+  let why = "its moves must be cells 0-8 (0 is a1, 4 the centre, 8 is c3)";
+  if (parts.every((p) => /^[0-8]$/.test(p))) {
+    const moves = parts.map(Number);
+    if (await send(moves, opponent, side) || !moves.length) return;
+    why = document.querySelector(".error").textContent;
+  }
+  if (await send([], opponent, side)) {
+    showError(`The link's game cannot be restored (${why}): here is a new game.`);
+  }
 }
 
 // --- drawing ---------------------------------------------------------------------
@@ -94,6 +100,7 @@ function buildBoard() {
     button.type = "button";
     button.className = "cell";
     button.dataset.cell = c;
+    button.dataset.control = "cell";
     button.tabIndex = c === cursorCell ? 0 : -1;
     const mark = document.createElement("span");
     mark.className = "mark";
@@ -101,7 +108,7 @@ function buildBoard() {
     const label = document.createElement("span");
     label.className = "label";
     label.setAttribute("aria-hidden", "true");
-    button.append(mark, label);
+    button.append(label, " ", mark);  // read as its name, then its mark (as its label says)
     button.addEventListener("click", () => {
       cursorCell = c;
       play(c);
@@ -114,11 +121,10 @@ function buildBoard() {
 // How a cell is read out in the view shown: its name, and what is on it.
 function cellLabel(view, c) {
   const text = view.cells[c];
-  const name = viewName === "tictactoe" ? text
-    : viewName === "pick15" ? `number ${text}` : `${text} (${game.views.tictactoe.cells[c]})`;
+  const name = viewName === "pick15" ? `number ${text}` : text;
   const mark = game.cells[c];
   const what = mark ? mark.toUpperCase() : "empty";
-  const extra = [];
+  const extra = viewName === "magic15" ? [`at ${game.views.tictactoe.cells[c]}`] : [];
   if (game.last === c) extra.push("last move");
   if (game.line && game.line.includes(c)) extra.push("winning line");
   if (canMove() && game.legal.includes(c)) extra.push("playable");
@@ -198,30 +204,38 @@ window.addEventListener("hashchange", () => {  // a link pasted or edited by han
 });
 
 // --- keyboard: arrows move the cursor, Enter or Space plays ---------------------
+// The key table is also listed on the board (data-keys), for the tests' check that every
+// key binding has a test.
+function moveCursor(dx, dy) {
+  const order = game.views[viewName].order;
+  const cols = game.views[viewName].layout === "cards" ? 9 : 3;
+  const rows = 9 / cols;
+  const at = order.indexOf(cursorCell);
+  const x = (at % cols + dx + cols) % cols;
+  const y = (Math.floor(at / cols) + dy + rows) % rows;
+  cursorCell = order[y * cols + x];
+  render();
+  focusCursor();
+}
+
+const KEYS = {
+  ArrowLeft: () => moveCursor(-1, 0), ArrowRight: () => moveCursor(1, 0),
+  ArrowUp: () => moveCursor(0, -1), ArrowDown: () => moveCursor(0, 1),
+  Enter: () => play(cursorCell), " ": () => play(cursorCell),
+};
+
 document.addEventListener("keydown", (event) => {
   // keys typed into a field, or Enter on another button, keep their own meaning
   const target = event.target;
   if (!game || target.closest("input, select, textarea, a") ||
       (target.closest("button") && !target.classList.contains("cell"))) return;
-  const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-  if (step[event.key]) {
-    const order = game.views[viewName].order;
-    const cols = game.views[viewName].layout === "cards" ? 9 : 3;
-    const rows = 9 / cols;
-    const at = order.indexOf(cursorCell);
-    const [dx, dy] = step[event.key];
-    const x = (at % cols + dx + cols) % cols;
-    const y = (Math.floor(at / cols) + dy + rows) % rows;
-    cursorCell = order[y * cols + x];
-    render();
-    focusCursor();
-    event.preventDefault();
-  } else if (event.key === "Enter" || event.key === " ") {
-    play(cursorCell);
+  if (KEYS[event.key]) {
+    KEYS[event.key]();
     event.preventDefault();
   }
 });
 
 // --- start -----------------------------------------------------------------------
 buildBoard();
+$("board").dataset.keys = Object.keys(KEYS).map((k) => (k === " " ? "Space" : k)).join(" ");
 start();  // arrows reach the board from anywhere but a field: no focus taken
