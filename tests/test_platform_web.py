@@ -228,3 +228,11 @@ def test_upload_is_refused_over_the_size_limit(site, contest):
     r = upload(client, bob, contest, "big", big)
     assert r.status_code in (413, 422) and "\n" not in r.json()["detail"]
 
+
+
+def test_a_rar_upload_builds_and_becomes_active(site, contest):
+    client, _, _ = site
+    dora = signed(client, "dora")
+    r = upload(client, dora, contest, "rarbot", bot_archive("python", kind="rar"))
+    assert r.status_code == 201, r.text
+    assert wait_built(client, r.json()["id"], dora)["status"] == "active"

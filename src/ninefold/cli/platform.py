@@ -223,7 +223,7 @@ def token(
 
 @platform_app.command()
 def upload(
-    archive: str = typer.Argument(..., help="A .zip, .tar.gz or .tar of the bot's sources."),
+    archive: str = typer.Argument(..., help="A .zip, .rar, .tar.gz or .tar of the bot's sources."),
     contest: str = typer.Option(..., help="The contest's name."),
     bot: str = typer.Option("", help="The bot's name (default: the archive's name)."),
     server: str = typer.Option("http://127.0.0.1:8000", envvar="NINEFOLD_SERVER",

@@ -290,7 +290,7 @@ async def upload(name: str, u: Signed, store: PlatformStore, platform: Service,
                  bot: Annotated[str, Form(min_length=1, max_length=32,
                                           pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")],
                  file: Annotated[UploadFile, File(description=(
-                     ".zip, .tar.gz or .tar of the sources, files at the top level"))],
+                     ".zip, .rar, .tar.gz or .tar of the sources, files at the top level"))],
                  ) -> VersionView:
     """Upload a bot (a new one, or a new version of your own): it is compiled and
     input-tested in the sandbox; watch its status at ``/api/platform/versions/{id}``."""
