@@ -187,9 +187,13 @@ def test_ranked_games_rated_replayed_and_logs_private(site, contest, alice_bots)
     finally:
         stop.set()
         worker.join()
+    board = client.get(f"/api/platform/contests/{contest}").json()
+    assert board["games"]["done"] == 0 and board["games"]["rating"] >= 4  # none rated yet
     schedule_once(store, 0, random.Random(1))  # rate what finished
     board = client.get(f"/api/platform/contests/{contest}").json()
     assert sum(row["games"] for row in board["rows"]) >= 8
+    assert 2 * board["games"]["done"] <= sum(row["games"] for row in board["rows"])
+    assert board["games"]["rating"] == 0
     games = client.get(f"/api/platform/games?contest={contest}").json()["games"]
     assert len(games) >= 4
     game = games[0]
@@ -219,6 +223,13 @@ def test_pages_are_served(site):
     for path in ("/platform", "/platform/c/spring", "/platform/bot/1", "/platform-game/1"):
         r = client.get(path)
         assert r.status_code == 200 and "<html" in r.text
+
+
+def test_the_page_of_no_such_game_is_404(site):
+    client, _, _ = site
+    for path in ("/platform-game/999999", "/platform-game/0"):
+        assert client.get(path).status_code in (404, 422)
+    assert "no game 999999" in client.get("/platform-game/999999").text
 
 
 def test_upload_is_refused_over_the_size_limit(site, contest):

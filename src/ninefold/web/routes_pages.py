@@ -2,7 +2,7 @@
 its address and asks the API for the rest; ``/static/...`` serves its files.
 
 ``GET /``, ``/g/{id}``, ``/replay/{id}``, ``/analysis``, ``/arena``,
-``/arena/{n}``, ``/platform-game/{n}``.
+``/arena/{n}`` (and, from `ninefold.web.routes_platform`, ``/platform-game/{n}``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,5 @@ async def index() -> FileResponse:
 @router.get("/analysis")
 @router.get("/arena")
 @router.get("/arena/{n}")
-@router.get("/platform-game/{n}")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html")

@@ -265,6 +265,8 @@ async def new_contest(req: NewContest, u: Signed, store: PlatformStore) -> Conte
 async def leaderboard(name: str, store: PlatformStore) -> Leaderboard:
     def rows() -> Leaderboard:
         contest = contest_named(store, name)
+        # counted before the rows are read: a rating only adds to them, so they never lag
+        games = store.counts(contest.id, by_rating=True)
         bots = {b.id: b for b in store.bots(contest_id=contest.id)}
         owners: dict[int, str] = {}
         active = sorted(store.active_versions(contest.id),
@@ -279,8 +281,7 @@ async def leaderboard(name: str, store: PlatformStore) -> Leaderboard:
                            owner=owners[bot.owner_id], version=v.number,
                            language=v.language or "", score=ladder.ordinal(v.mu, v.sigma),
                            mu=round(v.mu, 3), sigma=round(v.sigma, 3), games=v.games))
-        return Leaderboard(contest=contest_view(contest), rows=out,
-                           games=store.counts(contest.id))
+        return Leaderboard(contest=contest_view(contest), rows=out, games=games)
     return await asyncio.to_thread(rows)
 
 
@@ -419,3 +420,10 @@ pages = APIRouter(include_in_schema=False)  # the platform's page, at every addr
 @pages.get("/platform/{rest:path}")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "platform.html")
+
+
+@pages.get("/platform-game/{game_id}")
+async def game_page(game_id: Id, store: PlatformStore) -> FileResponse:
+    """A ranked game in the web board's viewer (``static/index.html``): 404 for no game."""
+    await asyncio.to_thread(game_row, store, game_id)
+    return FileResponse(STATIC / "index.html")
