@@ -19,8 +19,10 @@ run: $(STAMP) debs  # the web board and the contest platform, one match worker
 	$(VENV)/bin/ninefold serve --platform sqlite:///ninefold-platform.sqlite --workers 1
 
 # Debian packages: the browser tests drive chromium, the platform sandboxes bots with
-# bubblewrap, its storage tests start a PostgreSQL server. As root, install what is missing.
+# bubblewrap, its storage tests start a PostgreSQL server, .rar uploads are read by libarchive
+# (libarchive13). As root, install what is missing.
 DEBS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap /usr/lib/postgresql:postgresql
+DEBS += /usr/share/doc/libarchive13:libarchive13
 debs:
 	@missing=""; for pair in $(DEBS); do \
 		[ -e "$${pair%%:*}" ] || missing="$$missing $${pair##*:}"; done; \

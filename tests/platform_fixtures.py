@@ -19,11 +19,13 @@ import zipfile
 import zlib
 from pathlib import Path
 
+from rar4 import Entry, rar4
+
 BOTS = Path(__file__).resolve().parent / "platform_bots"
 LANGUAGES = ("python", "java", "c", "cpp")
 STRATEGIES = ("random", "first", "center", "win-if-possible")
 SOURCES = {"python": "bot.py", "java": "Bot.java", "c": "bot.c", "cpp": "bot.cpp"}
-KINDS = ("zip", "tar", "tar.gz", "tgz", "tar.bz2", "tar.xz")
+KINDS = ("zip", "rar", "tar", "tar.gz", "tgz", "tar.bz2", "tar.xz")  # rar: a stored RAR 4
 # The hostile bots that run (shipped as main.py beside the Python bot), and the rest.
 RUNNING = {"reads": "reads.py", "sockets": "sockets.py", "fork-bomb": "forkbomb.py",
            "fills-disk": "fills_disk.py", "allocates": "allocates.py"}
@@ -59,6 +61,9 @@ def pack(files: dict[str, str | bytes], stem: str, kind: str = "zip") -> tuple[s
     """`files` (path: content) as an archive of `kind` (`KINDS`) called `stem` + suffix."""
     if kind not in KINDS:
         raise ValueError(f"no archive kind {kind!r}: choose one of {KINDS}")
+    if kind == "rar":
+        return f"{stem}.rar", rar4([Entry(path, content.encode() if isinstance(content, str)
+                                          else content) for path, content in files.items()])
     buf = io.BytesIO()
     if kind == "zip":
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from platform_fixtures import KINDS, hostile_archive, pack, tar_gz_bomb, zip_bomb
+from rar4 import Entry, rar4
 
 from ninefold.platform import archive
 from ninefold.platform.archive import ArchiveError, ArchiveLimits, unpack
@@ -27,15 +28,15 @@ class _Counted:
     def __init__(self, inner, count: list[int]) -> None:
         self._inner, self._count = inner, count
 
-    def decompress(self, *args):
-        data = self._inner.decompress(*args)
+    def counted(self, data: bytes) -> bytes:
         self._count[0] += len(data)
         return data
 
+    def decompress(self, *args):
+        return self.counted(self._inner.decompress(*args))
+
     def read(self, *args):
-        data = self._inner.read(*args)
-        self._count[0] += len(data)
-        return data
+        return self.counted(self._inner.read(*args))
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
@@ -49,8 +50,12 @@ class _Counted:
 
 @pytest.fixture
 def decompressed(monkeypatch) -> list[int]:
-    """``[n]``: the bytes decompressed by zip members and tar streams during the test."""
+    """``[n]``: the bytes decompressed by zip members, tar streams and rar entries during
+    the test."""
     count = [0]
+    read = archive._Blocks.read
+    monkeypatch.setattr(archive._Blocks, "read",
+                        lambda self, n: _Counted(None, count).counted(read(self, n)))
     get = zipfile._get_decompressor
     monkeypatch.setattr(zipfile, "_get_decompressor",
                         lambda kind: None if (d := get(kind)) is None else _Counted(d, count))
@@ -156,14 +161,14 @@ def test_too_large_an_upload_is_refused(tmp_path):
 
 def test_too_many_files_are_refused(tmp_path):
     files = {f"f{i}.py": "" for i in range(11)}
-    for kind in ("zip", "tar.gz"):
+    for kind in ("zip", "tar.gz", "rar"):
         name, data = pack(files, "bot", kind)
         refused(data, name, tmp_path, "more than 10 files", ArchiveLimits(max_files=10))
 
 
 def test_too_much_unpacked_data_is_refused(tmp_path):
     files = {f"f{i}.bin": bytes(400_000) for i in range(3)}  # 1.2 MB in all
-    for kind in ("zip", "tar.xz"):
+    for kind in ("zip", "tar.xz", "rar"):
         name, data = pack(files, "bot", kind)
         refused(data, name, tmp_path, "unpacks to .*1 MiB",
                 ArchiveLimits(max_unpacked_bytes=1 << 20))
@@ -226,10 +231,10 @@ def test_encrypted_members_are_refused(tmp_path):
 
 
 @pytest.mark.parametrize("data,filename,match", [
-    (b"Rar!\x1a\x07\x01\x00rest", "bot.rar", "rar archives are not supported here; upload "
-     "a .zip or .tar.gz"),
-    (b"not an archive at all", "bot.rar", "rar archives are not supported"),
-    (b"7z\xbc\xaf\x27\x1c....", "bot.7z", "'bot.7z' is not a .zip, .tar.gz"),
+    (b"Rar!\x1a\x07\x01\x00rest", "bot.rar", "the archive holds no files"),  # ends early
+    (b"Rar!\x1a\x07\x00rest", "bot.rar", "the rar archive cannot be read"),
+    (b"not an archive at all", "bot.rar", "'bot.rar' is not a .zip, .rar, .tar.gz"),
+    (b"7z\xbc\xaf\x27\x1c....", "bot.7z", "'bot.7z' is not a .zip, .rar, .tar.gz"),
     (b"PK\x03\x04 broken", "bot.zip", "'bot.zip' is damaged or not a zip archive"),
     (b"\x1f\x8b\x08\x00 broken", "bot.tgz", "damaged or not a gz archive"),
     (b"", "empty.tar", "damaged or not a tar archive"),
@@ -275,4 +280,98 @@ def test_damaged_archives_raise_only_archive_errors(tmp_path, kind):
             data[rng.randrange(len(data))] = rng.randrange(256)
         with contextlib.suppress(ArchiveError):
             unpack(bytes(data), name, tmp_path / f"d{i}")
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+# RAR: stored RAR 4 archives written by tests/rar4.py, and RAR 5 ones from rarfile's test
+# corpus (tests/data/rar, its README says what each holds).
+RAR_FILES = Path(__file__).resolve().parent / "data" / "rar"
+
+
+def corpus(name: str) -> bytes:
+    return (RAR_FILES / name).read_bytes()
+
+
+def test_rar5_archives_unpack_stored_or_compressed_and_solid(tmp_path):
+    assert unpack(corpus("rar5-subdirs.rar"), "bot.rar", tmp_path / "a") == [
+        "dir1/file1.txt", "dir2/file2.txt", "with space/long fn.txt", "üȵĩöḋè/file.txt"]
+    assert (tmp_path / "a" / "with space" / "long fn.txt").read_bytes() == b"long fn\n"
+    assert unpack(corpus("rar5-solid.rar"), "bot.rar", tmp_path / "b") == [
+        "stest1.txt", "stest2.txt"]
+    assert (tmp_path / "b" / "stest2.txt").stat().st_size == 2048
+
+
+@pytest.mark.parametrize("name", ["../evil.py", "..\\evil.py", "bot/../../evil.py",
+                                  "/tmp/ninefold-evil.py", "C:/evil.py"])
+def test_rar_paths_outside_are_refused(tmp_path, name):
+    refused(rar4([Entry("main.py", b"x"), Entry(name, b"y")]), "bot.rar", tmp_path,
+            "not allowed")
+
+
+@pytest.mark.parametrize("name,match", [
+    ("rar5-evil-symlink-traversal.rar", "'up' is a link"),  # up -> .., then up/pwned.txt
+    ("rar5-symlink-win.rar", "is a link"),
+    ("rar5-hlink.rar", "'stest2.txt' is a link"),
+    ("rar5-dups.rar", "'stest2.txt' is a link"),  # a copy of an earlier entry
+])
+def test_rar5_links_and_copies_are_refused(tmp_path, name, match):
+    refused(corpus(name), "bot.rar", tmp_path, match)
+
+
+@pytest.mark.parametrize("mode,match", [
+    (0o120777, "'dev' is a link"), (stat.S_IFCHR | 0o644, "only plain files and folders"),
+    (stat.S_IFBLK | 0o644, "only plain files"), (stat.S_IFIFO | 0o644, "only plain files"),
+    (stat.S_IFSOCK | 0o644, "only plain files"),
+])
+def test_rar_links_devices_and_fifos_are_refused(tmp_path, mode, match):
+    refused(rar4([Entry("main.py", b"x"), Entry("dev", b"/etc", mode=mode)]), "bot.rar",
+            tmp_path, match)
+
+
+@pytest.mark.parametrize("skipped", [False, True])
+def test_a_rar_bomb_by_declared_size_is_refused_before_its_data(tmp_path, skipped,
+                                                                decompressed):
+    """1 TiB declared: refused on its header, even where the entry would be skipped (a
+    skip decompresses, in a solid archive)."""
+    bomb = Entry("__MACOSX/zeros.bin" if skipped else "zeros.bin", bytes(1000), declared=1 << 40)
+    refused(rar4([Entry("main.py", b"x"), bomb]), "bomb.rar", tmp_path,
+            "unpacks to 1048576 MiB: at most 64 MiB")
+    assert decompressed == [1]  # main.py's one byte
+
+
+def test_a_rar_that_lies_about_its_size_stops_at_what_it_declared(tmp_path, decompressed):
+    refused(rar4([Entry("main.py", bytes(1 << 20), declared=1000)]), "liar.rar", tmp_path,
+            "'main.py' holds more than its header says")
+    assert 1000 <= decompressed[0] <= archive.CHUNK  # of the 1 MiB it holds
+
+
+def test_rar_limits_hold_on_rar5(tmp_path):
+    data = corpus("rar5-solid.rar")  # two files of 2048 bytes
+    refused(data, "bot.rar", tmp_path, "more than 1 files", ArchiveLimits(max_files=1))
+    refused(data, "bot.rar", tmp_path, "unpacks to 0.0 MiB: at most 0.0 MiB",
+            ArchiveLimits(max_unpacked_bytes=3000))
+    refused(data, "bot.rar", tmp_path, "the upload is", ArchiveLimits(max_upload_bytes=100))
+
+
+@pytest.mark.parametrize("name,match", [
+    ("rar3-comment-psw.rar", "'file1.txt' is encrypted"),
+    ("rar5-psw.rar", "the rar5 archive cannot be read .*encrypted"),
+    ("rar3-solid.rar", "RAR solid archive support unavailable"),
+])
+def test_rars_libarchive_cannot_read_are_refused(tmp_path, name, match):
+    refused(corpus(name), "bot.rar", tmp_path, match)
+
+
+def test_damaged_rar5_archives_raise_only_archive_errors(tmp_path):
+    """Truncated RAR 5 archives and flipped bytes, compressed or stored (the RAR 4 ones:
+    `test_damaged_archives_raise_only_archive_errors`)."""
+    rng = random.Random(5)
+    for i, source in enumerate(["rar5-solid.rar", "rar5-subdirs.rar"] * 50):
+        data = bytearray(corpus(source))
+        if i % 3 == 0:
+            data = data[: rng.randrange(len(data))]
+        for _ in range(rng.randint(0 if i % 3 == 0 else 1, 8) if data else 0):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        with contextlib.suppress(ArchiveError):
+            unpack(bytes(data), "bot.rar", tmp_path / f"d{i}")
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

@@ -187,9 +187,13 @@ def test_ranked_games_rated_replayed_and_logs_private(site, contest, alice_bots)
     finally:
         stop.set()
         worker.join()
+    board = client.get(f"/api/platform/contests/{contest}").json()
+    assert board["games"]["done"] == 0 and board["games"]["rating"] >= 4  # none rated yet
     schedule_once(store, 0, random.Random(1))  # rate what finished
     board = client.get(f"/api/platform/contests/{contest}").json()
     assert sum(row["games"] for row in board["rows"]) >= 8
+    assert 2 * board["games"]["done"] <= sum(row["games"] for row in board["rows"])
+    assert board["games"]["rating"] == 0
     games = client.get(f"/api/platform/games?contest={contest}").json()["games"]
     assert len(games) >= 4
     game = games[0]
@@ -221,6 +225,14 @@ def test_pages_are_served(site):
         assert r.status_code == 200 and "<html" in r.text
 
 
+def test_the_page_of_no_such_game_is_404(site):
+    client, _, _ = site
+    for path in ("/platform-game/999999", "/platform-game/0", "/platform-game/abc",
+                 "/platform-game/" + "9" * 5000):
+        r = client.get(path)
+        assert r.status_code == 404 and "<html" in r.text, path  # the page says it in words
+
+
 def test_upload_is_refused_over_the_size_limit(site, contest):
     client, _, _ = site
     bob = signed(client, "bob")
@@ -228,3 +240,11 @@ def test_upload_is_refused_over_the_size_limit(site, contest):
     r = upload(client, bob, contest, "big", big)
     assert r.status_code in (413, 422) and "\n" not in r.json()["detail"]
 
+
+
+def test_a_rar_upload_builds_and_becomes_active(site, contest):
+    client, _, _ = site
+    dora = signed(client, "dora")
+    r = upload(client, dora, contest, "rarbot", bot_archive("python", kind="rar"))
+    assert r.status_code == 201, r.text
+    assert wait_built(client, r.json()["id"], dora)["status"] == "active"

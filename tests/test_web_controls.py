@@ -112,6 +112,8 @@ def test_the_board_keys_move_the_cursor_and_play(page: Page, server: str):
     expect(cursor).to_have_attribute("data-square", "e5")
     key(page, "board", "Enter")
     expect(page.locator(".cell[data-square='e5']")).to_have_text("X")
+    # the page sends one move at a time (a double click sends one): wait for the answer
+    expect(page.get_by_test_id("status")).to_contain_text("O to move")
     key(page, "board", "ArrowUp")  # e4, in board 5 where O must play
     key(page, "board", "Space")
     expect(page.locator(".cell[data-square='e4']")).to_have_text("O")

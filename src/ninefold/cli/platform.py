@@ -28,6 +28,7 @@ import typer
 
 from ninefold.cli import _fail, app, console, err
 from ninefold.options import clip
+from ninefold.platform.archive import ArchiveLimits
 
 if TYPE_CHECKING:
     from ninefold.platform.cluster import RayRunner
@@ -182,9 +183,14 @@ def _request(server: str, method: str, path: str, *, token: str | None = None,
             detail = json.loads(exc.read()).get("detail", exc.reason)
         except ValueError:
             detail = exc.reason
-        _fail(f"{server} refused: {detail} (HTTP {exc.code})")
+        too_large = ": too large" if exc.code == 413 else ""
+        _fail(f"{server} refused: {detail} (HTTP {exc.code}{too_large})")
     except (urllib.error.URLError, OSError) as exc:
-        _fail(f"cannot reach {server}: {getattr(exc, 'reason', exc)}")
+        reason = getattr(exc, "reason", exc)
+        if body and isinstance(reason, (BrokenPipeError, ConnectionResetError)):
+            _fail(f"{server} closed the connection before the {len(body)}-byte request was "
+                  "sent: over its size limit (HTTP 413)?")
+        _fail(f"cannot reach {server}: {reason}")
 
 
 def multipart(fields: dict[str, str], file_field: str, filename: str,
@@ -223,7 +229,7 @@ def token(
 
 @platform_app.command()
 def upload(
-    archive: str = typer.Argument(..., help="A .zip, .tar.gz or .tar of the bot's sources."),
+    archive: str = typer.Argument(..., help="A .zip, .rar, .tar.gz or .tar of the bot's sources."),
     contest: str = typer.Option(..., help="The contest's name."),
     bot: str = typer.Option("", help="The bot's name (default: the archive's name)."),
     server: str = typer.Option("http://127.0.0.1:8000", envvar="NINEFOLD_SERVER",
@@ -238,6 +244,9 @@ def upload(
         data = path.read_bytes()
     except OSError as exc:
         _fail(f"cannot read {archive}: {exc.strerror or exc}")
+    limit = ArchiveLimits().max_upload_bytes  # the server's: checked before anything is sent
+    if len(data) > limit:
+        _fail(f"{archive} is {len(data)} bytes: an upload is at most {limit >> 20} MiB")
     name = bot or path.name.split(".")[0]
     body, kind = multipart({"bot": name}, "file", path.name, data)
     version = _request(server, "POST", f"/api/platform/contests/{contest}/bots", token=api_token,

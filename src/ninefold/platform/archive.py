@@ -1,4 +1,4 @@
-"""Unpacking an uploaded bot archive safely: .zip, .tar, .tar.gz/.tgz, .tar.bz2, .tar.xz.
+"""Unpacking an uploaded bot archive safely: .zip, .rar, .tar, .tar.gz/.tgz, .tar.bz2, .tar.xz.
 
 An upload is hostile data. `unpack` refuses, with one line (`ArchiveError`):
 
@@ -8,7 +8,13 @@ An upload is hostile data. `unpack` refuses, with one line (`ArchiveError`):
 - bombs: the sizes the archive declares are checked first, and the bytes really
   unpacked are counted while they stream, so a lying header or a 1 GB bomb
   stops at the limit, having written no more than it;
-- encrypted zip members, and rar archives (no tool here can test them).
+- encrypted members (zip or rar).
+
+RAR 4 and RAR 5 archives are read by libarchive (Debian's libarchive13, through
+``libarchive-c``), as a stream like a tar: only the RAR formats are enabled, each
+entry's declared size is counted before its data is read or skipped, and its bytes
+are counted as they come, so the same limits hold. libarchive cannot read solid
+RAR 4, encrypted or multi-volume archives: those are refused, with its reason.
 
 It unpacks into a hidden folder beside `dest` and renames it at the end, so
 `dest` is complete or absent. Modes are normalised (files 0644, or 0755 when
@@ -27,13 +33,14 @@ recursively: a zip inside the archive stays a file.
 ...     unpack(b"Rar!\\x1a\\x07\\x00...", "bot.rar", Path(tempfile.mkdtemp()) / "src")
 ... except ArchiveError as exc:
 ...     print(exc)
-rar archives are not supported here; upload a .zip or .tar.gz
+the rar archive cannot be read: damaged, encrypted or split into volumes?
 """
 
 from __future__ import annotations
 
 import bz2
 import contextlib
+import ctypes
 import functools
 import gzip
 import io
@@ -47,14 +54,15 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO
+from types import ModuleType
+from typing import IO, Protocol
 
 from ninefold.options import clip
 
-SUPPORTED = ".zip, .tar.gz, .tgz, .tar, .tar.bz2 or .tar.xz"
+SUPPORTED = ".zip, .rar, .tar.gz, .tgz, .tar, .tar.bz2 or .tar.xz"
 CHUNK = 1 << 16
 RATIO_FLOOR = 1 << 20  # members smaller than this are never called bombs, whatever their ratio
 HEADER_ROOM = 4 << 20  # tar headers, padding and long names, beyond the members' own bytes
@@ -62,8 +70,9 @@ HEADER_ROOM = 4 << 20  # tar headers, padding and long names, beyond the members
 # The first bytes of each kind of archive (a plain tar says "ustar" at offset 257).
 MAGIC = (
     (b"PK\x03\x04", "zip"), (b"PK\x05\x06", "zip"), (b"\x1f\x8b", "gz"), (b"BZh", "bz2"),
-    (b"\xfd7zXZ\x00", "xz"), (b"Rar!\x1a\x07", "rar"),
+    (b"\xfd7zXZ\x00", "xz"), (b"Rar!\x1a\x07\x00", "rar"), (b"Rar!\x1a\x07\x01\x00", "rar5"),
 )
+RAR_KINDS = ("rar", "rar5")  # RAR 4 and RAR 5: libarchive's names for the two formats
 _DECOMPRESSORS: dict[str, Callable[[io.BytesIO], io.BufferedIOBase]] = {
     "gz": lambda f: gzip.GzipFile(fileobj=f),
     "bz2": bz2.BZ2File,
@@ -92,6 +101,14 @@ class ArchiveLimits:
     max_name_bytes: int = 255  # one part of a path
 
 
+class _Source(Protocol):
+    """A member's bytes, read a chunk at a time."""
+
+    def read(self, n: int, /) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass
 class _Member:
     """One entry of an archive, whatever its kind."""
@@ -100,26 +117,27 @@ class _Member:
     kind: str  # "file", "dir", "link" or "other"
     executable: bool
     declared: int  # the size its header claims
-    open: Callable[[], IO[bytes]]
+    open: Callable[[], _Source]
 
 
 def archive_kind(data: bytes, filename: str) -> str:
-    """``zip``, ``gz``, ``bz2``, ``xz`` (compressed tars) or ``tar``, from the first bytes
-    (the name only when they say nothing: an old tar); `ArchiveError` for anything else.
+    """``zip``, ``rar``, ``rar5``, ``gz``, ``bz2``, ``xz`` (compressed tars) or ``tar``, from
+    the first bytes (the name only when they say nothing: an old tar); `ArchiveError` for
+    anything else.
 
     >>> archive_kind(b"PK\\x03\\x04rest", "bot.tar.gz"), archive_kind(b"\\x1f\\x8b...", "x.tgz")
     ('zip', 'gz')
+    >>> archive_kind(b"Rar!\\x1a\\x07\\x00.", ""), archive_kind(b"Rar!\\x1a\\x07\\x01\\x00", "")
+    ('rar', 'rar5')
     >>> try:
     ...     archive_kind(b"7z\\xbc\\xaf\\x27\\x1c...", "bot.7z")
     ... except ArchiveError as exc:
     ...     print(exc)
-    'bot.7z' is not a .zip, .tar.gz, .tgz, .tar, .tar.bz2 or .tar.xz archive
+    'bot.7z' is not a .zip, .rar, .tar.gz, .tgz, .tar, .tar.bz2 or .tar.xz archive
     """
     kind = next((k for magic, k in MAGIC if data.startswith(magic)), None)
     if kind is None and (data[257:262] == b"ustar" or filename.lower().endswith(".tar")):
         kind = "tar"
-    if kind == "rar" or filename.lower().endswith(".rar"):
-        raise ArchiveError("rar archives are not supported here; upload a .zip or .tar.gz")
     if kind is None:
         raise ArchiveError(f"{clip(filename)} is not a {SUPPORTED} archive")
     return kind
@@ -183,9 +201,10 @@ def _read(data: bytes, filename: str, kind: str, root: Path, limits: ArchiveLimi
     """Unpack the archive under `root`; the files written. A damaged archive raises
     `ArchiveError`, whatever the standard library raised."""
     try:
-        if kind == "zip":
-            return _write(_zip_members(data, limits), root, limits)
-        return _write(_tar_members(data, kind, limits), root, limits)
+        members = (_zip_members(data, limits) if kind == "zip" else
+                   _rar_members(data, kind, limits) if kind in RAR_KINDS else
+                   _tar_members(data, kind, limits))
+        return _write(members, root, limits)
     except ArchiveError:
         raise
     except _DAMAGED as exc:
@@ -198,10 +217,7 @@ def _zip_members(data: bytes, limits: ArchiveLimits) -> Iterator[_Member]:
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         infos = zf.infolist()
         _check_count(len(infos), limits)
-        declared = sum(i.file_size for i in infos)
-        if declared > limits.max_unpacked_bytes:
-            raise ArchiveError(f"the archive unpacks to {_mib(declared)}: at most "
-                               f"{_mib(limits.max_unpacked_bytes)}")
+        _check_declared(sum(i.file_size for i in infos), limits)
         for info in infos:
             if info.flag_bits & 0x1:
                 raise ArchiveError(f"{clip(info.filename)} is encrypted: upload it without "
@@ -238,6 +254,73 @@ def _extract(tf: tarfile.TarFile, info: tarfile.TarInfo) -> IO[bytes]:
     if f is None:
         raise ArchiveError(f"{clip(info.name)} is not a plain file")
     return f
+
+
+def _rar_members(data: bytes, kind: str, limits: ArchiveLimits) -> Iterator[_Member]:
+    """A RAR archive's entries, read by libarchive as a stream (its RAR format only). The
+    sizes declared so far are checked before each entry's data is read or skipped (a
+    skip decompresses, in a solid archive); an entry with no size is a RAR 5 link or
+    file copy."""
+    lib = _libarchive()
+    declared = 0
+    try:
+        with lib.memory_reader(data, format_name=kind, filter_name="none") as entries:
+            for count, entry in enumerate(entries, 1):
+                _check_count(count, limits)
+                size = entry.size
+                what = ("link" if entry.issym or entry.islnk or size is None else
+                        "file" if entry.isreg else "dir" if entry.isdir else "other")
+                if what == "file":
+                    # libarchive marks a RAR 4 entry encrypted; a RAR 5 one fails to read
+                    if lib.ffi.entry_is_encrypted(entry._entry_p):
+                        raise ArchiveError(f"{clip(entry.pathname)} is encrypted: upload it "
+                                           "without a password")
+                    declared += size
+                    _check_declared(declared, limits)
+                yield _Member(entry.pathname, what, bool(entry.mode & 0o111), size or 0,
+                              functools.partial(_Blocks, entry.get_blocks(CHUNK), kind))
+    except lib.exception.ArchiveError as exc:
+        raise _unreadable(kind, exc) from None
+
+
+class _Blocks:
+    """A libarchive entry's bytes, one block (at most `CHUNK`) per read."""
+
+    def __init__(self, blocks: Generator[bytes, None, None], kind: str) -> None:
+        self.blocks, self.kind = blocks, kind
+
+    def read(self, n: int, /) -> bytes:
+        try:
+            return next(self.blocks, b"")
+        except _libarchive().exception.ArchiveError as exc:
+            raise _unreadable(self.kind, exc) from None
+
+    def close(self) -> None:
+        self.blocks.close()
+
+
+def _unreadable(kind: str, exc: Exception) -> ArchiveError:
+    """A libarchive error as the one line an author reads."""
+    msg = getattr(exc, "msg", None)  # libarchive's own words, when it gives any
+    reason = f" ({' '.join(msg.split()).rstrip('.')})" if isinstance(msg, str) and msg else ""
+    return ArchiveError(f"the {kind} archive cannot be read{reason}: damaged, encrypted or "
+                        "split into volumes?")
+
+
+@functools.cache
+def _libarchive() -> ModuleType:
+    """``libarchive-c``, with `entry_is_encrypted` bound; `ArchiveError` where this machine
+    lacks libarchive (its import fails without the C library)."""
+    try:
+        import libarchive
+        import libarchive.exception
+        import libarchive.ffi
+    except (ImportError, OSError, AttributeError):
+        raise ArchiveError("rar archives need libarchive (Debian's libarchive13), which this "
+                           "server lacks: upload a .zip or .tar.gz") from None
+    libarchive.ffi.ffi("entry_is_encrypted", [libarchive.ffi.c_archive_entry_p], ctypes.c_int)
+    module: ModuleType = libarchive
+    return module
 
 
 def tar_budget(limits: ArchiveLimits) -> int:
@@ -310,6 +393,12 @@ class _Capped(io.RawIOBase):
 
 def _too_big(limits: ArchiveLimits) -> ArchiveError:
     return ArchiveError(f"the archive unpacks to more than {_mib(limits.max_unpacked_bytes)}")
+
+
+def _check_declared(declared: int, limits: ArchiveLimits) -> None:
+    if declared > limits.max_unpacked_bytes:
+        raise ArchiveError(f"the archive unpacks to {_mib(declared)}: at most "
+                           f"{_mib(limits.max_unpacked_bytes)}")
 
 
 def _check_count(count: int, limits: ArchiveLimits) -> None:

@@ -4,7 +4,9 @@ A job carries everything needed to play its game anywhere: the rules, the
 protocol and clock, the opening, and each bot's compiled folder as a tar.
 `play` touches no database, so the same function runs in a local worker
 process (`ninefold.platform.worker`) and as a Ray task on a cluster
-(`ninefold.platform.cluster`).
+(`ninefold.platform.cluster`). It keeps the bots' logs in a temporary folder
+named after its process (``ninefold-game-PID-...``); `sweep_games` removes the
+ones whose process is gone (a worker killed mid-game cannot remove its own).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +27,7 @@ from ninefold.platform.store import Contest, GameRow, Store, existing
 from ninefold.protocols.clock import TimeControl
 
 MAX_LOG_CHARS = 64_000  # of each bot's stderr kept with a game (its tail)
+GAME_PREFIX = "ninefold-game-"  # a game's temporary folder: this, its process id, "-"
 
 
 @dataclass(frozen=True)
@@ -115,13 +119,45 @@ def play(job: Job, cache: Path | str) -> Played:
     """Play `job`'s game, both bots in the sandbox; a bot that breaks the protocol or
     its limits loses with the reason, as in the arena."""
     cache = Path(cache)
-    with tempfile.TemporaryDirectory(prefix="ninefold-game-") as logs:
+    with tempfile.TemporaryDirectory(prefix=f"{GAME_PREFIX}{os.getpid()}-") as logs:
         result = play_game(seat(job.x, job, cache), seat(job.o, job, cache), rules=job.rules,
                            opening=job.opening, log_dir=logs)
         found = {p.parent.name: p for p in Path(logs).glob("*/*.log")}
         x_log, o_log = (_tail(found.get(f"{s.name}-{m}")) for s, m in ((job.x, "X"),
                                                                         (job.o, "O")))
     return Played(result.result, result.reason, result.moves, result.times_ms, x_log, o_log)
+
+
+def sweep_games(root: Path | str | None = None) -> list[Path]:
+    """Remove the game folders under `root` (the temporary directory) left by processes
+    that are gone; the folders removed.
+
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / f"{GAME_PREFIX}{os.getpid()}-a").mkdir()   # a game this process plays
+    >>> (root / f"{GAME_PREFIX}999999999-b").mkdir()        # no such process
+    >>> [p.name for p in sweep_games(root)]
+    ['ninefold-game-999999999-b']
+    >>> [p.name for p in root.iterdir()] == [f"{GAME_PREFIX}{os.getpid()}-a"]
+    True
+    """
+    removed = []
+    for folder in Path(root or tempfile.gettempdir()).glob(f"{GAME_PREFIX}*-*"):
+        pid = folder.name.removeprefix(GAME_PREFIX).split("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` exists (another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except PermissionError:
+        return True
+    except (ProcessLookupError, OverflowError):
+        return False
+    return True
 
 
 def _tail(path: Path | None) -> str:

@@ -851,13 +851,19 @@ class Store:
                                 .order_by(*order).limit(limit).offset(offset))
             return [_game(r) for r in rows]
 
-    def counts(self, contest_id: int) -> dict[str, int]:
-        """How many of the contest's games are in each status (every status listed)."""
+    def counts(self, contest_id: int, *, by_rating: bool = False) -> dict[str, int]:
+        """How many of the contest's games are in each status (every status listed);
+        `by_rating` (the leaderboard's): a game with a result not rated yet counts as
+        ``rating``, not ``done``, so that ``done`` never runs ahead of the ratings."""
+        status: sa.ColumnElement[str] = games.c.status
+        if by_rating:
+            status = sa.case((sa.and_(games.c.status == "done", games.c.result.is_not(None),
+                                      games.c.rated.is_(False)), "rating"), else_=status)
+        keys = (*GAME_STATUSES, "rating") if by_rating else GAME_STATUSES
         with self._read() as conn:
-            rows = conn.execute(sa.select(games.c.status, sa.func.count())
-                                .where(games.c.contest_id == contest_id)
-                                .group_by(games.c.status))
-            return {**dict.fromkeys(GAME_STATUSES, 0), **{s: n for s, n in rows}}
+            rows = conn.execute(sa.select(status, sa.func.count())
+                                .where(games.c.contest_id == contest_id).group_by(status))
+            return {**dict.fromkeys(keys, 0), **{s: n for s, n in rows}}
 
     def in_flight(self, contest_id: int) -> dict[int, int]:
         """Queued and running games per version of the contest (the scheduler's)."""

@@ -5,7 +5,8 @@ token), plays it in the sandbox (`ninefold.platform.jobs.play`), renews the
 lease while it plays, and hands the result in with its token. A worker
 killed mid-game (even by ``kill -9``) loses its lease; the game goes back to
 the queue and is played again, and a late result from the old claim is
-dropped by the store: no game is lost, none is counted twice.
+dropped by the store: no game is lost, none is counted twice. A starting
+worker removes the temporary game folders such a kill left (`sweep_games`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from ninefold.platform.jobs import Job, job_for, play
+from ninefold.platform.jobs import Job, job_for, play, sweep_games
 from ninefold.platform.store import Store
 
 LEASE_S = 30.0  # a worker renews its claim every third of this while it plays
@@ -24,6 +25,7 @@ IDLE_S = 0.3  # how long a worker without a game waits before it looks again
 def work(store: Store, name: str, cache: Path, stop: threading.Event,
          lease_s: float = LEASE_S, idle_s: float = IDLE_S) -> int:
     """Claim and play games until `stop` is set; returns how many results were kept."""
+    sweep_games()
     kept = 0
     while not stop.is_set():
         game = store.claim(name, lease_s, time.time())

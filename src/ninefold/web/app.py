@@ -31,7 +31,8 @@ Routes, by module:
   server's database is one (``ninefold serve --db results.sqlite``: the web
   games go into the same file, in their own table);
 - `ninefold.web.routes_platform`: ``/api/platform/...`` and the pages
-  ``/platform/...``, with ``--platform URL``;
+  ``/platform/...`` and ``/platform-game/{id}`` (a ranked game in the viewer), with
+  ``--platform URL``;
 - `ninefold.web.routes_pages`: ``GET /``, ``/g/{id}``, ``/replay/{id}``,
   ``/analysis``, ``/arena``, ``/arena/{n}``, ``/platform-game/{n}``: the page
   (``static/index.html``); ``/rules``: the rules page; ``/favicon.ico``;

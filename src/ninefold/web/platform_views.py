@@ -70,7 +70,8 @@ class Row(BaseModel):
 class Leaderboard(BaseModel):
     contest: ContestView
     rows: list[Row]
-    games: dict[str, int] = Field(..., description="Games by status.")
+    games: dict[str, int] = Field(..., description=(
+        "Games by status; 'rating': finished, not yet in the ratings ('done' ones are)."))
 
 
 class VersionView(BaseModel):

@@ -3,10 +3,11 @@ which reads its address and asks the API for the rest (``/rules`` shows its
 section of rules for a newcomer); ``/static/...`` serves its files.
 
 ``GET /``, ``/g/{id}``, ``/replay/{id}``, ``/analysis``, ``/arena``,
-``/arena/{n}``, ``/platform-game/{n}``, ``/rules``, ``/favicon.ico``.
+``/arena/{n}``, ``/rules``, ``/favicon.ico`` (and, from
+`ninefold.web.routes_platform`, ``/platform-game/{n}``: 404 for no such game).
 
-Anything after ``/g/``, ``/replay/``, ``/arena/`` or ``/platform-game/`` gets the
-page, which says in words when it names no game (never the API's JSON). The
+Anything after ``/g/``, ``/replay/`` or ``/arena/`` gets the page, which says in
+words when it names no game (never the API's JSON). The
 page is served with its Contests link shown when the server runs the platform,
 so no page asks the platform's API to find out.
 """
@@ -26,7 +27,7 @@ router = APIRouter(include_in_schema=False)
 
 
 @cache
-def _index(platform: bool) -> str:
+def index_page(platform: bool) -> str:
     """index.html, its Contests link shown when `platform`."""
     html = (STATIC / "index.html").read_text(encoding="utf-8")
     assert PLATFORM_LINK in html
@@ -40,9 +41,8 @@ def _index(platform: bool) -> str:
 @router.get("/rules")
 @router.get("/arena")
 @router.get("/arena/{rest:path}")
-@router.get("/platform-game/{rest:path}")
 async def page(request: Request) -> HTMLResponse:
-    return HTMLResponse(_index(request.app.state.platform is not None))
+    return HTMLResponse(index_page(request.app.state.platform is not None))
 
 
 @router.get("/favicon.ico")

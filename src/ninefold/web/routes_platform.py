@@ -29,7 +29,7 @@ from fastapi import (
     Response,
     UploadFile,
 )
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, HTMLResponse
 from starlette.requests import HTTPConnection
 
 from ninefold.platform import ladder
@@ -67,6 +67,7 @@ from ninefold.web.platform_views import (
     rating_png,
     version_view,
 )
+from ninefold.web.routes_pages import index_page
 from ninefold.web.views import ERRORS, Replay, replay
 
 COOKIE = "ninefold_session"
@@ -265,6 +266,8 @@ async def new_contest(req: NewContest, u: Signed, store: PlatformStore) -> Conte
 async def leaderboard(name: str, store: PlatformStore) -> Leaderboard:
     def rows() -> Leaderboard:
         contest = contest_named(store, name)
+        # counted before the rows are read: a rating only adds to them, so they never lag
+        games = store.counts(contest.id, by_rating=True)
         bots = {b.id: b for b in store.bots(contest_id=contest.id)}
         owners: dict[int, str] = {}
         active = sorted(store.active_versions(contest.id),
@@ -279,8 +282,7 @@ async def leaderboard(name: str, store: PlatformStore) -> Leaderboard:
                            owner=owners[bot.owner_id], version=v.number,
                            language=v.language or "", score=ladder.ordinal(v.mu, v.sigma),
                            mu=round(v.mu, 3), sigma=round(v.sigma, 3), games=v.games))
-        return Leaderboard(contest=contest_view(contest), rows=out,
-                           games=store.counts(contest.id))
+        return Leaderboard(contest=contest_view(contest), rows=out, games=games)
     return await asyncio.to_thread(rows)
 
 
@@ -290,7 +292,7 @@ async def upload(name: str, u: Signed, store: PlatformStore, platform: Service,
                  bot: Annotated[str, Form(min_length=1, max_length=32,
                                           pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")],
                  file: Annotated[UploadFile, File(description=(
-                     ".zip, .tar.gz or .tar of the sources, files at the top level"))],
+                     ".zip, .rar, .tar.gz or .tar of the sources, files at the top level"))],
                  ) -> VersionView:
     """Upload a bot (a new one, or a new version of your own): it is compiled and
     input-tested in the sandbox; watch its status at ``/api/platform/versions/{id}``."""
@@ -419,3 +421,12 @@ pages = APIRouter(include_in_schema=False)  # the platform's page, at every addr
 @pages.get("/platform/{rest:path}")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "platform.html")
+
+
+@pages.get("/platform-game/{rest:path}")
+async def game_page(rest: str, store: PlatformStore) -> HTMLResponse:
+    """A platform game in the web board's viewer (the page), with status 404 where
+    `rest` names no game: the page then says so in words."""
+    found = rest.isdigit() and len(rest) < 19 and \
+        await asyncio.to_thread(store.game, int(rest)) is not None
+    return HTMLResponse(index_page(platform=True), status_code=200 if found else 404)
