@@ -20,9 +20,10 @@ import zlib
 from pathlib import Path
 
 BOTS = Path(__file__).resolve().parent / "platform_bots"
-LANGUAGES = ("python", "java", "c", "cpp")
+LANGUAGES = ("python", "java", "c", "cpp", "rust", "go", "javascript")
 STRATEGIES = ("random", "first", "center", "win-if-possible")
-SOURCES = {"python": "bot.py", "java": "Bot.java", "c": "bot.c", "cpp": "bot.cpp"}
+SOURCES = {"python": "bot.py", "java": "Bot.java", "c": "bot.c", "cpp": "bot.cpp",
+           "rust": "main.rs", "go": "main.go", "javascript": "main.js"}
 KINDS = ("zip", "tar", "tar.gz", "tgz", "tar.bz2", "tar.xz")
 # The hostile bots that run (shipped as main.py beside the Python bot), and the rest.
 RUNNING = {"reads": "reads.py", "sockets": "sockets.py", "fork-bomb": "forkbomb.py",
@@ -42,8 +43,9 @@ def bot_source(language: str, *, strategy: str = "random", seed: int = 0) -> tup
         raise ValueError(f"no strategy {strategy!r}: choose one of {STRATEGIES}")
     name = SOURCES[language]
     text = (BOTS / language / name).read_text()
-    text, n = re.subn(r'(STRATEGY = )"random"', rf'\1"{strategy}"', text, count=1)
-    text, m = re.subn(r"(SEED = )0\b", rf"\g<1>{int(seed)}", text, count=1)
+    # the constants' lines, with a type between name and value in C, Rust or Go
+    text, n = re.subn(r'(STRATEGY\b[^=\n]*= )"random"', rf'\1"{strategy}"', text, count=1)
+    text, m = re.subn(r"(SEED\b[^=\n]*= )0\b", rf"\g<1>{int(seed)}", text, count=1)
     assert n == m == 1, f"{name} lost its STRATEGY or SEED line"
     return name, text
 
