@@ -19,8 +19,11 @@ run: $(STAMP) debs  # the web board and the contest platform, one match worker
 	$(VENV)/bin/ninefold serve --platform sqlite:///ninefold-platform.sqlite --workers 1
 
 # Debian packages: the browser tests drive chromium, the platform sandboxes bots with
-# bubblewrap, its storage tests start a PostgreSQL server. As root, install what is missing.
-DEBS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap /usr/lib/postgresql:postgresql
+# bubblewrap, its storage tests start a PostgreSQL server, and it compiles Rust, Go and
+# JavaScript bots with Debian's rustc, go and node (recipes.toml). As root, install what
+# is missing.
+DEBS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap /usr/lib/postgresql:postgresql \
+	/usr/bin/rustc:rustc /usr/bin/go:golang-go /usr/bin/node:nodejs
 debs:
 	@missing=""; for pair in $(DEBS); do \
 		[ -e "$${pair%%:*}" ] || missing="$$missing $${pair##*:}"; done; \
