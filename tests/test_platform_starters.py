@@ -34,9 +34,9 @@ def test_every_language_has_a_kit_for_every_protocol(tmp_path, language, protoco
 
 
 def test_unknown_languages_and_protocols_are_refused():
-    with pytest.raises(ValueError, match="^no recipe for 'cobol': choose one of python, "):
+    with pytest.raises(ValueError, match=r"^no recipe for 'cobol': choose one of python, "):
         starters.files("cobol", "riddles")
-    with pytest.raises(ValueError, match="^unknown protocol 'telnet': choose one of "):
+    with pytest.raises(ValueError, match=r"^unknown protocol 'telnet': choose one of "):
         starters.files("c", "telnet")
 
 

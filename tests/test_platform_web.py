@@ -284,7 +284,7 @@ def test_starter_bots_of_all_seven_languages_pass_and_play_each_other(site, cont
         stop.set()
         for worker in workers:
             worker.join()
-    assert store.counts(babel.id) == {"done": 42}
+    assert {k: n for k, n in store.counts(babel.id).items() if n} == {"done": 42}
     schedule_once(store, 0, random.Random(1))  # rate them
     rows = client.get("/api/platform/contests/babel").json()["rows"]
     assert sorted(row["language"] for row in rows) == sorted(versions)

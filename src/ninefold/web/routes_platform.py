@@ -8,8 +8,9 @@ Who is asking: a session cookie (``ninefold_session``: HttpOnly, SameSite=Lax,
 Secure over HTTPS) from sign-up or log-in, or an API token in the
 ``Authorization: Bearer`` header (``POST /api/platform/tokens``, for
 ``ninefold platform upload``). Anyone may read contests, leaderboards, bots,
-games and replays, and download a contest's starter bots; a version's compile log, input test and every game's
-stderr are its author's only (403 for anyone else). An unknown id is 404.
+games and replays, and download a contest's starter bots; a version's compile
+log, input test and every game's stderr are its author's only (403 for anyone
+else). An unknown id is 404.
 """
 
 from __future__ import annotations
