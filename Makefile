@@ -20,8 +20,10 @@ run: $(STAMP) debs  # the web board and the contest platform, one match worker
 
 # Debian packages: the browser tests drive chromium, the platform sandboxes bots with
 # bubblewrap, its storage tests start a PostgreSQL server, .rar uploads are read by libarchive
-# (libarchive13). As root, install what is missing.
-DEBS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap /usr/lib/postgresql:postgresql
+# (libarchive13), and it compiles Rust, Go and JavaScript bots with Debian's rustc, go and node
+# (recipes.toml). As root, install what is missing.
+DEBS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap /usr/lib/postgresql:postgresql \
+	/usr/bin/rustc:rustc /usr/bin/go:golang-go /usr/bin/node:nodejs
 DEBS += /usr/share/doc/libarchive13:libarchive13
 debs:
 	@missing=""; for pair in $(DEBS); do \

@@ -11,7 +11,9 @@ seed set in the source; `hostile_archive` one that misbehaves.
 from __future__ import annotations
 
 import io
+import json
 import re
+import shlex
 import struct
 import tarfile
 import time
@@ -21,15 +23,32 @@ from pathlib import Path
 
 from rar4 import Entry, rar4
 
+from ninefold.platform.recipes import named
+
 BOTS = Path(__file__).resolve().parent / "platform_bots"
-LANGUAGES = ("python", "java", "c", "cpp")
+LANGUAGES = ("python", "java", "c", "cpp", "rust", "go", "javascript")
 STRATEGIES = ("random", "first", "center", "win-if-possible")
-SOURCES = {"python": "bot.py", "java": "Bot.java", "c": "bot.c", "cpp": "bot.cpp"}
+SOURCES = {"python": "bot.py", "java": "Bot.java", "c": "bot.c", "cpp": "bot.cpp",
+           "rust": "main.rs", "go": "main.go", "javascript": "main.js"}
 KINDS = ("zip", "rar", "tar", "tar.gz", "tgz", "tar.bz2", "tar.xz")  # rar: a stored RAR 4
 # The hostile bots that run (shipped as main.py beside the Python bot), and the rest.
 RUNNING = {"reads": "reads.py", "sockets": "sockets.py", "fork-bomb": "forkbomb.py",
            "fills-disk": "fills_disk.py", "allocates": "allocates.py"}
-HOSTILE = (*RUNNING, "slow-compile", "dot-dot", "absolute", "symlink", "hardlink", "zip-bomb")
+# Hostile bots in Rust, Go and JavaScript: Rust includes files at compile time, Go and
+# JavaScript do their worst at start-up and then play as the fixture bot beside them.
+OTHER_LANGUAGES = {"rust-includes": "include_files.rs", "go-escapes": "escapes.go",
+                   "js-escapes": "escapes.js"}
+HOSTILE = (*RUNNING, *OTHER_LANGUAGES, "slow-compile", "dot-dot", "absolute", "symlink",
+           "hardlink", "zip-bomb")
+
+
+def missing_compiler(language: str) -> str | None:
+    """None if the programs that `language`'s recipe runs are installed, else the first
+    one that is not."""
+    recipe = named(language)
+    words = shlex.split(f"{recipe.compile} {recipe.run}")
+    return next((w for w in words if w.startswith("/usr/bin/") and not Path(w).exists()),
+                None)
 
 
 def bot_source(language: str, *, strategy: str = "random", seed: int = 0) -> tuple[str, str]:
@@ -44,8 +63,9 @@ def bot_source(language: str, *, strategy: str = "random", seed: int = 0) -> tup
         raise ValueError(f"no strategy {strategy!r}: choose one of {STRATEGIES}")
     name = SOURCES[language]
     text = (BOTS / language / name).read_text()
-    text, n = re.subn(r'(STRATEGY = )"random"', rf'\1"{strategy}"', text, count=1)
-    text, m = re.subn(r"(SEED = )0\b", rf"\g<1>{int(seed)}", text, count=1)
+    # the constants' lines, with a type between name and value in C, Rust or Go
+    text, n = re.subn(r'(STRATEGY\b[^=\n]*= )"random"', rf'\1"{strategy}"', text, count=1)
+    text, m = re.subn(r"(SEED\b[^=\n]*= )0\b", rf"\g<1>{int(seed)}", text, count=1)
     assert n == m == 1, f"{name} lost its STRATEGY or SEED line"
     return name, text
 
@@ -87,6 +107,17 @@ def hostile_archive(name: str, *, extra: dict[str, str] | None = None) -> tuple[
         files = {"main.py": (BOTS / "hostile" / RUNNING[name]).read_text(),
                  "bot.py": bot_source("python")[1], **(extra or {})}
         return pack(files, name)
+    if name in OTHER_LANGUAGES:
+        source = (BOTS / "hostile" / OTHER_LANGUAGES[name]).read_text()
+        targets = (extra or {}).get("targets.txt", "").split("\n")
+        if name == "rust-includes":
+            lines = "".join(f"    include_str!({json.dumps(t)}),\n" for t in targets if t)
+            return pack({"main.rs": source.replace("    // TARGETS\n", lines)}, name)
+        if name == "go-escapes":
+            files = {"escapes.go": source, "main.go": bot_source("go")[1]}
+        else:
+            files = {"main.js": source, "bot.js": bot_source("javascript")[1]}
+        return pack({**files, **(extra or {})}, name)
     if name == "slow-compile":
         return pack({"bot.c": (BOTS / "hostile" / "slow_compile.c").read_text()}, name)
     if name == "dot-dot":

@@ -19,7 +19,14 @@ from typing import NamedTuple
 
 import pytest
 from needs import require
-from platform_fixtures import LANGUAGES, bot_archive, bot_source, hostile_archive, pack
+from platform_fixtures import (
+    LANGUAGES,
+    bot_archive,
+    bot_source,
+    hostile_archive,
+    missing_compiler,
+    pack,
+)
 
 from ninefold.arena.referee import GameResult, Seat, play_game
 from ninefold.platform import sandbox
@@ -44,12 +51,22 @@ def build(folder: Path, filename: str, data: bytes,
     return made, folder / "out", recipe
 
 
+def need(*languages: str) -> None:
+    """Skip the test (fail it under CI) if a compiler of `languages` is not installed."""
+    for language in languages:
+        missing = missing_compiler(language)
+        require(f"the {language} compiler", missing and f"no {missing} (make debs installs it)")
+
+
 @pytest.fixture(scope="module")
 def bots(tmp_path_factory) -> dict[str, tuple[Path, Recipe]]:
-    """The fixture bot of every language, compiled once: language -> (folder, recipe)."""
+    """The fixture bot of every language whose compiler is installed (a test that needs
+    one says so with `need`), compiled once: language -> (folder, recipe)."""
     root = tmp_path_factory.mktemp("bots")
     found = {}
     for i, language in enumerate(LANGUAGES):
+        if missing_compiler(language):
+            continue
         made, out, recipe = build(root / language, *bot_archive(language, seed=i))
         assert made.ok, made.log
         assert made.log.startswith("compiled in "), made.log
@@ -132,8 +149,10 @@ def test_available_says_why_not(monkeypatch):
         shutil.rmtree(shown)
 
 
-@pytest.mark.parametrize("x,o", [("python", "java"), ("c", "cpp"), ("cpp", "python")])
+@pytest.mark.parametrize("x,o", [("python", "java"), ("c", "cpp"), ("cpp", "python"),
+                                 ("rust", "go"), ("javascript", "rust"), ("go", "javascript")])
 def test_bots_of_every_language_play_in_the_sandbox(bots, tmp_path, x, o):
+    need(x, o)
     result = play_game(seat(x, *bots[x]), seat(o, *bots[o]), log_dir=tmp_path)
     assert result.termination in RULES_END, result.reason
     assert len(result.moves) > 10
@@ -144,19 +163,23 @@ def test_bots_of_every_language_play_in_the_sandbox(bots, tmp_path, x, o):
 def test_every_language_plays_the_same_moves(tmp_path):
     """The fixtures' strategies and random generator are the same in every language."""
     games = {}
-    for language in ("python", "c"):
+    need("rust", "go", "javascript")
+    for language in ("python", "c", "rust", "go", "javascript"):
         made, out, recipe = build(tmp_path / language,
                                   *bot_archive(language, strategy="center", seed=5))
         assert made.ok, made.log
         games[language] = play_game(seat("x", out, recipe), seat("o", out, recipe)).moves
-    assert games["python"] == games["c"]
+    assert games["python"] == games["c"] == games["rust"] == games["go"] == games["javascript"]
 
 
 def test_the_build_keeps_sources_and_results(bots):
+    need(*LANGUAGES)
     files = {lang: sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
              for lang, (out, _) in bots.items()}
     assert files["c"] == ["bot", "bot.c"] and files["cpp"] == ["bot", "bot.cpp"]
     assert files["java"] == ["Bot.class", "Bot.java"]
+    assert files["rust"] == ["bot", "main.rs"] and files["go"] == ["bot", "main.go"]
+    assert files["javascript"] == ["main.js"]  # Go's build cache stayed in /tmp
     assert "bot.py" in files["python"]
     assert (bots["c"][0] / "bot").stat().st_mode & 0o111
 
@@ -174,6 +197,8 @@ def first_answer(command: str) -> str:
 @pytest.mark.parametrize("files,language", [
     (["main.py", "helper.c"], "python"), (["gen.py", "bot.cpp"], "cpp"),
     (["a.c", "b.cc"], "cpp"), (["Bot.java", "tools/x.py"], "java"), (["x.c", "README"], "c"),
+    (["main.rs", "board.rs"], "rust"), (["main.go", "gen.py"], "go"), (["util.go"], "go"),
+    (["main.js", "helper.py"], "javascript"), (["bot.js", "gen.py"], "javascript"),
 ])
 def test_the_language_is_recognised(files, language):
     assert detect(files).name == language
@@ -181,8 +206,8 @@ def test_the_language_is_recognised(files, language):
 
 def test_an_unknown_language_is_refused_with_one_line():
     with pytest.raises(ValueError, match=r"^no language recognised: expected main.py, "
-                       r"\*.java, \*.cpp or \*.c at the archive's top level \(it has "
-                       r"README.md, src/\)$"):
+                       r"\*.java, \*.cpp, \*.c, main.rs, main.go or main.js at the archive's "
+                       r"top level \(it has README.md, src/\)$"):
         detect(["README.md", "src/main.py"])
 
 
@@ -208,9 +233,12 @@ def test_a_java_bot_in_a_package_runs(tmp_path):
 
 
 def test_game_commands_get_the_recipes_memory(bots):
+    need(*LANGUAGES)
     assert f"--as={1024 << 20}" in sandbox.game_command(*bots["java"])
     assert f"--as={512 << 20}" in sandbox.game_command(*bots["c"])
     assert "/usr/bin/python3 -u bot.py" in sandbox.game_command(*bots["python"])
+    for language, mb in (("rust", 512), ("go", 1024), ("javascript", 1024)):
+        assert f"--as={mb << 20}" in sandbox.game_command(*bots[language])
 
 
 def run(shell: str, folder: Path,
@@ -404,3 +432,48 @@ def test_the_launcher_needs_no_access_to_the_bots_path(bots, tmp_path):
     folder = private / "bot"
     shutil.copytree(bots["c"][0], folder)
     assert run("ls", folder).stdout.split() == ["bot", "bot.c"]
+
+
+def secret_file(folder: Path) -> str:
+    """A file of the server's that no bot may read: its path."""
+    secret = folder / "secret.txt"
+    secret.write_text(MARKER)
+    return str(secret)
+
+
+def test_a_rust_bot_cannot_include_the_servers_files_as_it_compiles(tmp_path):
+    need("rust")
+    secret = secret_file(tmp_path)
+    made, out, recipe = build(tmp_path / "bot",
+                              *hostile_archive("rust-includes", extra={"targets.txt": secret}))
+    assert recipe.name == "rust"
+    assert not made.ok and not out.exists()
+    for path in ("/etc/shadow", "../../../etc/passwd", "/proc/1/root/etc/shadow", secret):
+        assert f"couldn't read {path}" in made.log, path
+    assert MARKER not in made.log
+    assert made.log.endswith("compile failed (exit 1)")
+
+
+@pytest.mark.parametrize("name,language", [("go-escapes", "go"), ("js-escapes", "javascript")])
+def test_go_and_javascript_bots_cannot_read_reach_out_or_multiply(bots, tmp_path, name,
+                                                                   language):
+    need(language)
+    secret = secret_file(tmp_path)
+    with socket.create_server(("0.0.0.0", 0)) as server:
+        port = server.getsockname()[1]
+        targets = f"{secret}\n127.0.0.1 {port}\n{host_address()} {port}\n"
+        result, log, _ = hostile_game(bots, tmp_path, name, {"targets.txt": targets})
+        server.settimeout(0.2)
+        with pytest.raises(TimeoutError):
+            server.accept()
+    assert result.termination in RULES_END, result.reason
+    for path in ("/etc/shadow", "/etc/passwd", "/proc/1/root/etc/shadow", secret):
+        assert f"cannot read {path}: " in log, path
+    for address in ("example.com:80", f"127.0.0.1:{port}", f"{host_address()}:{port}"):
+        assert f"cannot connect to {address}: " in log, address
+    if language == "go":
+        assert "resource temporarily unavailable" in log  # the thousand processes
+    else:
+        assert "cannot allocate 2 GiB: Array buffer allocation failed" in log
+    for word in ("READ", "CONNECTED", "STARTED", "ALLOCATED", MARKER):
+        assert word not in log

@@ -248,3 +248,64 @@ def test_a_rar_upload_builds_and_becomes_active(site, contest):
     r = upload(client, dora, contest, "rarbot", bot_archive("python", kind="rar"))
     assert r.status_code == 201, r.text
     assert wait_built(client, r.json()["id"], dora)["status"] == "active"
+
+
+def test_starter_bots_are_listed_and_refused_for_unknown_languages(site, contest):
+    client, _, _ = site
+    languages = client.get("/api/platform/languages").json()
+    assert languages == ["python", "java", "cpp", "c", "rust", "go", "javascript"]
+    r = client.get(f"/api/platform/contests/{contest}/starters/c")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
+    assert r.headers["content-disposition"] == 'attachment; filename="starter-c-riddles.zip"'
+    r = client.get(f"/api/platform/contests/{contest}/starters/cobol")
+    assert r.status_code == 404 and r.json()["detail"].startswith("no recipe for 'cobol'")
+    assert client.get("/api/platform/contests/nowhere/starters/c").status_code == 404
+
+
+@pytest.mark.slow
+def test_starter_bots_of_all_seven_languages_pass_and_play_each_other(site, contest):
+    """Each language's starter bot, downloaded from the contest's page, passes the input
+    test as it is; then every pair of the seven plays in one contest, and is rated."""
+    client, url, tmp = site
+    admin = signed(client, "organiser")
+    r = client.post("/api/platform/contests", headers=admin, json={
+        "name": "babel", "title": "Seven languages", "protocol": "aigames",
+        "time_control": "bank=2000,inc=100", "openings": "none", "max_bots_per_user": 7})
+    assert r.status_code == 201, r.text
+    carol = signed(client, "carol")
+    versions = {}
+    for language in client.get("/api/platform/languages").json():
+        kit = client.get(f"/api/platform/contests/babel/starters/{language}")
+        filename = kit.headers["content-disposition"].split('"')[1]
+        r = upload(client, carol, "babel", f"starter-{language}", (filename, kit.content))
+        assert r.status_code == 201, r.text
+        versions[language] = r.json()["id"]
+    for language, version in versions.items():
+        v = wait_built(client, version, carol)
+        assert (v["status"], v["language"]) == ("active", language), v
+        assert v["test_log"].splitlines()[4] == "input test passed"
+    store = Store(url)
+    babel = store.contest_by_name("babel")
+    assert babel is not None
+    ids = list(versions.values())
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            store.queue_pair(babel.id, a, b, None)
+    stop = threading.Event()
+    workers = [threading.Thread(target=work, args=(store, f"babel-{n}", tmp / "cache", stop))
+               for n in range(2)]
+    for worker in workers:
+        worker.start()
+    try:
+        deadline = time.monotonic() + 300
+        while store.counts(babel.id).get("done", 0) < 42 and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        for worker in workers:
+            worker.join()
+    assert {k: n for k, n in store.counts(babel.id).items() if n} == {"done": 42}
+    schedule_once(store, 0, random.Random(1))  # rate them
+    rows = client.get("/api/platform/contests/babel").json()["rows"]
+    assert sorted(row["language"] for row in rows) == sorted(versions)
+    assert all(row["games"] == 12 for row in rows)

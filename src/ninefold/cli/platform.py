@@ -5,8 +5,9 @@ with ``--workers``, the ranked games): ``worker`` (one match worker, started
 by the server or by hand on another machine), ``run`` (the scheduler and
 workers without the web server: here, or on a Ray cluster), ``admin`` and
 ``contest`` (an operator's set-up, straight on the database). The author's
-side, over HTTP: ``token`` (an API token from a name and password) and
-``upload`` (send an archive, wait for its compile and input test).
+side: ``starter`` (a starter bot in any language, for any protocol), and over
+HTTP ``token`` (an API token from a name and password) and ``upload`` (send
+an archive, wait for its compile and input test).
 """
 
 from __future__ import annotations
@@ -155,6 +156,35 @@ def contest(
     except ValueError as exc:
         _fail(str(exc))
     console.print(f"contest {made.name} created", highlight=False)
+
+
+# --- the author's side -------------------------------------------------------------------
+
+
+@platform_app.command()
+def starter(
+    language: str = typer.Argument(..., help="python, java, c, cpp, rust, go or javascript."),
+    protocol: str = typer.Option("riddles", help="The contest's protocol: riddles, aigames "
+                                 "or codingame."),
+    out: str = typer.Option("", help="Where to write it (default: starter-LANGUAGE-PROTOCOL"
+                            ".zip here)."),
+) -> None:
+    """Write a starter bot: it speaks the protocol, plays a legal move, and passes the input
+    test as it is; unpack it, make it yours, and upload it again."""
+    from ninefold.platform import starters
+
+    try:
+        name, data = starters.archive(language, protocol)
+    except ValueError as exc:
+        _fail(str(exc))
+    path = Path(out or name)
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        _fail(f"cannot write {path}: {exc.strerror or exc}")
+    files = ", ".join(sorted(starters.files(language, protocol)))
+    console.print(f"wrote {path} ({files}); upload it with: ninefold platform upload {path} "
+                  "--contest NAME", highlight=False, markup=False)
 
 
 # --- the author's side: HTTP -------------------------------------------------------------

@@ -8,8 +8,9 @@ Who is asking: a session cookie (``ninefold_session``: HttpOnly, SameSite=Lax,
 Secure over HTTPS) from sign-up or log-in, or an API token in the
 ``Authorization: Bearer`` header (``POST /api/platform/tokens``, for
 ``ninefold platform upload``). Anyone may read contests, leaderboards, bots,
-games and replays; a version's compile log, input test and every game's
-stderr are its author's only (403 for anyone else). An unknown id is 404.
+games and replays, and download a contest's starter bots; a version's compile
+log, input test and every game's stderr are its author's only (403 for anyone
+else). An unknown id is 404.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from fastapi import (
 from fastapi.responses import FileResponse, HTMLResponse
 from starlette.requests import HTTPConnection
 
-from ninefold.platform import ladder
+from ninefold.platform import ladder, recipes, starters
 from ninefold.platform.accounts import LIFETIMES, Accounts, AuthError
 from ninefold.platform.store import (
     Bot,
@@ -311,6 +312,28 @@ async def upload(name: str, u: Signed, store: PlatformStore, platform: Service,
     version = await asyncio.to_thread(store_it)
     platform.builder.wake.set()
     return version_view(version, True)
+
+
+@router.get("/languages", response_model=list[str])
+async def languages() -> list[str]:
+    """The languages a bot may be written in, each with a starter bot."""
+    return list(recipes.recipes())
+
+
+@router.get("/contests/{name}/starters/{language}", response_class=Response,
+            responses={200: {"content": {"application/zip": {}}}, **ERRORS})
+async def starter(name: str, language: str, store: PlatformStore) -> Response:
+    """A starter bot in `language` for the contest's protocol, as a .zip: it plays a
+    legal move and passes the input test as it is."""
+    def make() -> tuple[str, bytes]:
+        contest = contest_named(store, name)
+        try:
+            return starters.archive(language, contest.protocol)
+        except ValueError as exc:
+            raise NotFound(str(exc)) from None
+    filename, data = await asyncio.to_thread(make)
+    return Response(data, media_type="application/zip",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
 
 @router.get("/versions/{version_id}", response_model=VersionView, responses=ERRORS)

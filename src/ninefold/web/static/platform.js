@@ -1,7 +1,7 @@
 // The contests pages: one page, no build step, over /api/platform (see /docs).
 // Routes: /platform (contests, sign-up and log-in), /platform/c/NAME (leaderboard,
-// upload, games), /platform/bot/ID (versions with their compile log and input test,
-// rating plot, games). A ranked game opens in the web board's viewer (/platform-game/ID).
+// upload, starter bots, games), /platform/bot/ID (versions with their compile log and
+// input test, rating plot, games). A ranked game opens in the web board's viewer (/platform-game/ID).
 // The session is an HttpOnly cookie: this script never sees it.
 
 const $ = (id) => document.getElementById(id);
@@ -76,6 +76,7 @@ function gameItem(g) {
 }
 
 let timer = null;
+let languages = null;  // each one's starter bot is on the contest's page
 async function showContest(name) {
   $("contest").hidden = false;
   const board = await api(`/api/platform/contests/${encodeURIComponent(name)}`);
@@ -91,6 +92,10 @@ async function showContest(name) {
       el("td", { textContent: r.mu.toFixed(2) }), el("td", { textContent: r.sigma.toFixed(2) }),
       el("td", { textContent: r.games }))));
   $("upload").hidden = !me;
+  languages ??= await api("/api/platform/languages");
+  $("starters").replaceChildren(...languages.flatMap((lang, i) => [i ? ", " : "",
+    el("a", { href: `/api/platform/contests/${encodeURIComponent(name)}/starters/${lang}`,
+      download: "", textContent: lang })]));
   const games = await api(`/api/platform/games?contest=${encodeURIComponent(name)}&limit=20`);
   $("contest-games").replaceChildren(...games.games.map(gameItem));
   clearTimeout(timer);
