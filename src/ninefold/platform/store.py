@@ -1015,6 +1015,16 @@ class Store:
                                 .group_by(games.c.status))
             return {**dict.fromkeys(GAME_STATUSES, 0), **{s: n for s, n in rows}}
 
+    def waiting_test_games(self, owner_id: int) -> int:
+        """How many test games of `owner_id`'s bots are queued or running."""
+        theirs = sa.select(versions.c.id).join(bots, bots.c.id == versions.c.bot_id).where(
+            bots.c.owner_id == owner_id)
+        with self._read() as conn:
+            return conn.execute(sa.select(sa.func.count()).where(
+                games.c.ranked.is_(False), games.c.status.in_(("queued", "running")),
+                sa.or_(games.c.x_version.in_(theirs), games.c.o_version.in_(theirs)))
+            ).scalar_one()
+
     def in_flight(self, contest_id: int) -> dict[int, int]:
         """Queued and running games per version of the contest (the scheduler's)."""
         waiting = sa.and_(games.c.contest_id == contest_id,
