@@ -185,3 +185,38 @@ def test_a_worker_plays_house_bots_until_stopped(store: Store, tmp_path):
     stop.set()
     worker.join()
     assert kept == [2]
+
+
+def test_the_operators_commands_set_times_and_enter_house_bots(tmp_path):
+    from typer.testing import CliRunner
+
+    import ninefold.cli.platform  # noqa: F401  (registers `ninefold platform`)
+    from ninefold.cli import app
+
+    url = f"sqlite:///{tmp_path / 'p.sqlite'}"
+    with Store(url) as store:
+        admin(store)
+    runner = CliRunner()
+
+    def ok(*args: str) -> str:
+        result = runner.invoke(app, ["platform", *args, "--db", url])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    def refused(*args: str) -> str:
+        result = runner.invoke(app, ["platform", *args, "--db", url])
+        assert result.exit_code != 0 and "Traceback" not in result.output, result.output
+        return result.output
+
+    ok("contest", "cup", "--opens", "2030-01-01T00:00", "--closes", "2030-02-01T00:00+01:00")
+    assert "not a time" in refused("contest", "cup2", "--opens", "soon")
+    assert "v1 (level:3) is active" in ok("house", "cup", "l3", "level:3", "--admin",
+                                          "organiser")
+    assert "unknown player" in refused("house", "cup", "x", "nobody:1", "--admin", "organiser")
+    ok("times", "cup", "--closes", "2001-01-01T00:00")
+    with Store(url) as store:
+        cup = store.contest_by_name("cup")
+        assert (cup.opens, cup.closes) == (None, 978307200.0)
+        schedule_once(store, 2, random.Random(0))
+    assert "final standings" in refused("times", "cup", "--closes", "")
+    assert "no contest" in refused("times", "nope")
