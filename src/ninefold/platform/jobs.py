@@ -1,4 +1,4 @@
-"""A ranked game as a self-contained `Job`, and `play`, which plays one in the sandbox.
+"""A game (ranked or a test) as a self-contained `Job`, and `play`, which plays one in the sandbox.
 
 A job carries everything needed to play its game anywhere: the rules, the
 protocol and clock, the opening, and each bot's compiled folder as a tar (or,
