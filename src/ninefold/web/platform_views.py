@@ -58,7 +58,7 @@ class HouseBot(BaseModel):
         "One of ninefold's players, as the arena names them: 'level:3', 'mcts:net=default'."))
 
 
-class TestGamesRequest(BaseModel):
+class AskTestGames(BaseModel):
     version: int = Field(..., ge=1, description="A version of one of your bots (any).")
     opponent: int = Field(..., ge=1, description="A bot of the contest: its active version.")
 

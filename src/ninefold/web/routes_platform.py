@@ -59,6 +59,7 @@ from ninefold.web.errors import Forbidden, GameError, IllegalMove, NotFound
 from ninefold.web.platform import MAX_UPLOAD_BYTES, Platform
 from ninefold.web.platform_views import (
     ApiToken,
+    AskTestGames,
     BotView,
     ContestTimes,
     ContestView,
@@ -72,7 +73,6 @@ from ninefold.web.platform_views import (
     NewContest,
     RatingPointView,
     Row,
-    TestGamesRequest,
     VersionView,
     contest_view,
     rating_png,
@@ -344,7 +344,7 @@ async def house_bot(name: str, req: HouseBot, u: Signed, store: PlatformStore) -
 
 @router.post("/test-games", response_model=Games, status_code=201,
              responses={**ERRORS, 401: ERRORS[403]})
-async def test_games(req: TestGamesRequest, u: Signed, store: PlatformStore) -> Games:
+async def ask_test_games(req: AskTestGames, u: Signed, store: PlatformStore) -> Games:
     """Queue two unranked test games (colours swapped) of a version of your bot against
     a bot's active version; watch them in the viewer. They never change a rating."""
     def queue() -> Games:
