@@ -701,11 +701,9 @@ class Store:
 
     def standings(self, contest_id: int) -> list[Standing]:
         """A contest's final standings, by rank (empty until `freeze`)."""
-        with self._read() as conn:
-            rows = conn.execute(sa.select(*_cols(Standing, final_standings))
-                                .where(final_standings.c.contest_id == contest_id)
-                                .order_by(final_standings.c.rank))
-            return [Standing(**r._mapping) for r in rows]
+        return self._rows(Standing, final_standings,
+                          final_standings.c.contest_id == contest_id,
+                          order=final_standings.c.rank)
 
     # --- bots and versions ------------------------------------------------------------------
 
@@ -1037,11 +1035,16 @@ class Store:
 
     def rating_history(self, version_id: int) -> list[RatingPoint]:
         """A version's rating after each of its rated games, oldest first."""
+        return self._rows(RatingPoint, rating_history,
+                          rating_history.c.version_id == version_id, order=rating_history.c.id)
+
+    def _rows(self, cls: type[Row], table: sa.Table, *where: sa.ColumnElement[bool],
+              order: sa.ColumnElement[Any]) -> list[Row]:
+        """The rows of `table` matching `where`, in `order`, as `cls` (a dataclass named
+        after its columns)."""
         with self._read() as conn:
-            rows = conn.execute(sa.select(*_cols(RatingPoint, rating_history))
-                                .where(rating_history.c.version_id == version_id)
-                                .order_by(rating_history.c.id))
-            return [RatingPoint(**r._mapping) for r in rows]
+            rows = conn.execute(sa.select(*_cols(cls, table)).where(*where).order_by(order))
+            return [cls(**r._mapping) for r in rows]
 
 
 def _take_back(conn: sa.Connection, which: sa.ColumnElement[bool], now: float,
