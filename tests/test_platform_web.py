@@ -309,3 +309,75 @@ def test_starter_bots_of_all_seven_languages_pass_and_play_each_other(site, cont
     rows = client.get("/api/platform/contests/babel").json()["rows"]
     assert sorted(row["language"] for row in rows) == sorted(versions)
     assert all(row["games"] == 12 for row in rows)
+
+
+def test_house_bots_and_test_games_that_change_no_rating(site, contest, alice_bots):
+    client, url, tmp = site
+    alice, versions = alice_bots
+    organiser, bob = signed(client, "organiser"), signed(client, "bob")
+    house = f"/api/platform/contests/{contest}/house"
+    assert client.post(house, headers=bob, json={"name": "hb", "spec": "level:2"}
+                       ).status_code == 403
+    r = client.post(house, headers=organiser, json={"name": "hb", "spec": "level:99"})
+    assert r.status_code == 422 and "\n" not in r.json()["detail"]
+    r = client.post(house, headers=organiser, json={"name": "level2", "spec": "level:2"})
+    assert r.status_code == 201 and r.json()["language"] == "house", r.text
+    house_bot = r.json()["bot"]
+    board = client.get(f"/api/platform/contests/{contest}").json()
+    assert "level2" in [row["name"] for row in board["rows"]]
+    ask = {"version": versions[0]["id"], "opponent": house_bot}
+    assert client.post("/api/platform/test-games", headers=bob, json=ask).status_code == 403
+    r = client.post("/api/platform/test-games", headers=alice, json=ask)
+    assert r.status_code == 201, r.text
+    tests = r.json()["games"]
+    assert [g["ranked"] for g in tests] == [False, False]
+    store = Store(url)
+    stop = threading.Event()
+    worker = threading.Thread(target=work, args=(store, "test-worker", tmp / "cache", stop))
+    worker.start()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and any(
+                store.game(g["id"]).status != "done" for g in tests):
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        worker.join()
+    schedule_once(store, 0, random.Random(1))
+    for g in tests:
+        game = store.game(g["id"])
+        assert game.result and not game.rated
+        replay = client.get(f"/api/platform/games/{g['id']}/replay").json()
+        assert "test game" in replay["title"] and replay["moves"]
+    house_version = store.versions(house_bot)[0]
+    assert (house_version.games, house_version.mu) == (0, 25.0)
+    listed = client.get(f"/api/platform/games?bot={house_bot}&ranked=false").json()["games"]
+    assert sorted(g["id"] for g in listed) == sorted(g["id"] for g in tests)
+
+
+def test_a_contest_opens_closes_and_keeps_its_final_standings(site, contest):
+    client, url, _ = site
+    organiser, alice = signed(client, "organiser"), signed(client, "alice")
+    now = time.time()
+    r = client.post("/api/platform/contests", headers=organiser, json={
+        "name": "autumn", "protocol": "riddles", "opens": now + 3600, "closes": now + 7200})
+    assert r.status_code == 201 and r.json()["opens"] == now + 3600, r.text
+    r = upload(client, alice, "autumn", "early", bot_archive("python"))
+    assert r.status_code == 409 and "opens at" in r.json()["detail"]
+    for name, spec in (("l1", "level:1"), ("l2", "level:2")):
+        r = client.post("/api/platform/contests/autumn/house", headers=organiser,
+                        json={"name": name, "spec": spec})
+        assert r.status_code == 201, r.text
+    times = "/api/platform/contests/autumn/times"
+    assert client.put(times, headers=alice, json={"closes": now - 1}).status_code == 403
+    r = client.put(times, headers=organiser, json={"opens": now - 10, "closes": now - 1})
+    assert r.status_code == 200, r.text
+    r = upload(client, alice, "autumn", "late", bot_archive("python"))
+    assert r.status_code == 409 and "closed at" in r.json()["detail"]
+    store = Store(url)
+    schedule_once(store, 6, random.Random(1))
+    board = client.get("/api/platform/contests/autumn").json()
+    assert board["final"] and board["contest"]["frozen"] is not None
+    assert [row["name"] for row in board["rows"]] in (["l1", "l2"], ["l2", "l1"])
+    assert board["games"] == {"queued": 0, "running": 0, "done": 0, "rating": 0}
+    assert client.put(times, headers=organiser, json={"closes": now + 99}).status_code == 409

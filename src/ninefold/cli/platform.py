@@ -3,10 +3,11 @@
 The server side (`serve --platform URL` runs the web pages, uploads and,
 with ``--workers``, the ranked games): ``worker`` (one match worker, started
 by the server or by hand on another machine), ``run`` (the scheduler and
-workers without the web server: here, or on a Ray cluster), ``admin`` and
-``contest`` (an operator's set-up, straight on the database). The author's
-side: ``starter`` (a starter bot in any language, for any protocol), and over
-HTTP ``token`` (an API token from a name and password) and ``upload`` (send
+workers without the web server: here, or on a Ray cluster), ``admin``,
+``contest``, ``times`` and ``house`` (an operator's set-up, straight on the
+database: admins, contests and their opening and closing times, house bots). The
+author's side: ``starter`` (a starter bot in any language, for any protocol), and
+over HTTP ``token`` (an API token from a name and password) and ``upload`` (send
 an archive, wait for its compile and input test).
 """
 
@@ -22,6 +23,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +35,7 @@ from ninefold.platform.archive import ArchiveLimits
 
 if TYPE_CHECKING:
     from ninefold.platform.cluster import RayRunner
-    from ninefold.platform.store import Store
+    from ninefold.platform.store import Contest, Store
 
 platform_app = typer.Typer(
     help="The competition platform: workers, set-up, and uploading a bot.",
@@ -44,6 +46,7 @@ app.add_typer(platform_app, name="platform")
 DB_HELP = "The platform's database: sqlite:///FILE or postgresql+psycopg://..."
 DEFAULT_URL = "sqlite:///ninefold-platform.sqlite"
 SERVER_HELP = "The platform's web address (env NINEFOLD_SERVER)."
+TIME_HELP = "{} this time: ISO 8601, UTC unless an offset is given (empty: no limit)."
 
 
 def _store(url: str) -> Store:  # the store's module loads SQLAlchemy: only when asked
@@ -133,12 +136,15 @@ def contest(
     tc: str = typer.Option("", help="Changes to the protocol's clock, e.g. bank=10000,inc=500."),
     openings: str = typer.Option("random4", help="random4 or none."),
     max_bots: int = typer.Option(3, min=1, help="Bots an author may have in it."),
+    opens: str = typer.Option("", help=TIME_HELP.format("Uploads and ranked games from")),
+    closes: str = typer.Option("", help=TIME_HELP.format("No uploads or ranked games after")),
 ) -> None:
     """Create a contest straight on the database (the web page's admin form does the same)."""
     from ninefold.protocols.clock import TimeControl
     from ninefold.variants import Rules
 
     try:
+        opened, closed = _when(opens), _when(closes)
         Rules.parse(rules)
         if tc.strip():
             TimeControl.parse(tc)
@@ -152,10 +158,77 @@ def contest(
     try:
         made = store.add_contest(name=name, title=title, rules=rules, protocol=protocol,
                                  time_control=tc, openings=openings, max_bots_per_user=max_bots,
-                                 created_by=None)
+                                 created_by=None, opens=opened, closes=closed)
     except ValueError as exc:
         _fail(str(exc))
     console.print(f"contest {made.name} created", highlight=False)
+
+
+def _when(text: str) -> float | None:
+    """An ISO 8601 time as epoch seconds (UTC unless it has an offset); None if empty.
+
+    >>> _when("2026-01-31T18:00"), _when("2026-01-31 19:00+01:00"), _when("")
+    (1769882400.0, 1769882400.0, None)
+    """
+    if not text.strip():
+        return None
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"not a time: {text!r} (ISO 8601, e.g. 2026-01-31T18:00)") from None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def _contest_named(store: Store, name: str) -> Contest:
+    found = store.contest_by_name(name)
+    if found is None:
+        _fail(f"no contest {name!r}")
+    return found
+
+
+@platform_app.command()
+def times(
+    name: str = typer.Argument(..., help="The contest's name."),
+    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+    opens: str = typer.Option("", help=TIME_HELP.format("Uploads and ranked games from")),
+    closes: str = typer.Option("", help=TIME_HELP.format("No uploads or ranked games after")),
+) -> None:
+    """Set when a contest opens and closes; at the close the scheduler stores its final
+    standings."""
+    from ninefold.platform.store import StoreError
+
+    store = _store(db)
+    try:
+        store.set_contest_times(_contest_named(store, name).id, _when(opens), _when(closes))
+    except (ValueError, StoreError) as exc:  # a bad time; its standings are final already
+        _fail(str(exc))
+    console.print(f"contest {name}: opens {opens or 'now'}, closes {closes or 'never'}",
+                  highlight=False)
+
+
+@platform_app.command()
+def house(
+    contest: str = typer.Argument(..., help="The contest's name."),
+    name: str = typer.Argument(..., help="The house bot's name on the leaderboard."),
+    spec: str = typer.Argument(..., help="One of ninefold's players: level:3, mcts:net=default"),
+    admin: str = typer.Option(..., "--admin", help="The admin account that enters it."),
+    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+) -> None:
+    """Enter one of ninefold's players as a house bot, ranked like the others (again under
+    its name: a new version)."""
+    from ninefold.platform.house import enter
+    from ninefold.platform.store import StoreError
+
+    store = _store(db)
+    who = store.user_by_name(admin)
+    if who is None:
+        _fail(f"no account {admin!r}")
+    try:
+        version = enter(store, _contest_named(store, contest), who, name, spec)
+    except (PermissionError, ValueError, StoreError) as exc:
+        _fail(str(exc))
+    console.print(f"house bot {name} v{version.number} ({spec}) is active in {contest}",
+                  highlight=False)
 
 
 # --- the author's side -------------------------------------------------------------------

@@ -1,7 +1,9 @@
-"""A ranked game as a self-contained `Job`, and `play`, which plays one in the sandbox.
+"""A game (ranked or a test) as a self-contained `Job`, and `play`, which plays one in the sandbox.
 
 A job carries everything needed to play its game anywhere: the rules, the
-protocol and clock, the opening, and each bot's compiled folder as a tar.
+protocol and clock, the opening, and each bot's compiled folder as a tar (or,
+for a house bot, the spec of one of ninefold's players, played in the worker's
+process like the arena's built-in seats).
 `play` touches no database, so the same function runs in a local worker
 process (`ninefold.platform.worker`) and as a Ray task on a cluster
 (`ninefold.platform.cluster`). It keeps the bots' logs in a temporary folder
@@ -23,7 +25,7 @@ from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS
 from ninefold.arena.referee import Seat, play_game
 from ninefold.platform import recipes, sandbox
 from ninefold.platform.archive import unpack
-from ninefold.platform.store import Contest, GameRow, Store, existing
+from ninefold.platform.store import HOUSE, Contest, GameRow, Store, existing
 from ninefold.protocols.clock import TimeControl
 
 MAX_LOG_CHARS = 64_000  # of each bot's stderr kept with a game (its tail)
@@ -37,7 +39,8 @@ class Side:
     version_id: int
     name: str
     language: str
-    build: bytes  # a tar of the compiled folder
+    build: bytes  # a tar of the compiled folder (empty for a house bot)
+    spec: str | None = None  # a house bot's player spec
 
     @property
     def digest(self) -> str:
@@ -89,6 +92,8 @@ def job_for(store: Store, game: GameRow) -> Job:
     def side(version_id: int) -> Side:
         v = existing(store.version(version_id), f"version {version_id}")
         bot = existing(store.bot(v.bot_id), f"bot {v.bot_id}")
+        if v.spec is not None:
+            return Side(version_id, f"{bot.name}-v{v.number}", HOUSE, b"", v.spec)
         build = existing(store.version_blob(version_id, "build"),
                          f"build of version {version_id}")
         return Side(version_id, f"{bot.name}-v{v.number}", v.language or "", build)
@@ -111,6 +116,8 @@ def build_dir(side: Side, cache: Path) -> Path:
 
 
 def seat(side: Side, job: Job, cache: Path) -> Seat:
+    if side.spec is not None:
+        return Seat.builtin(side.spec, name=side.name, tc=time_control(job))
     command = sandbox.game_command(build_dir(side, cache), recipes.named(side.language))
     return Seat.external(command, job.protocol, name=side.name, tc=time_control(job))
 

@@ -2,8 +2,11 @@
 
 The database is the one source of truth. The scheduler (one per platform)
 keeps each active contest's queue topped up with pairs chosen by
-`ninefold.platform.ladder`, sends games whose worker vanished back to the
-queue, and rates finished games in the order they finished.
+`ninefold.platform.ladder` while the contest is open (between its opening and
+closing times), sends games whose worker vanished back to the queue, and rates
+finished games in the order they finished. Once a contest has closed it queues
+no more ranked games, gives up those still queued, and when the last one
+running is rated it stores the final standings (`final_standings`).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import time
 
 from ninefold.arena.config import Openings
 from ninefold.platform import ladder
-from ninefold.platform.store import Contest, Store, existing
+from ninefold.platform.store import Contest, Store, Version, existing
 
 QUEUE_PER_WORKER = 2  # games kept queued per worker, so none waits for the scheduler
 
@@ -38,22 +41,47 @@ def top_up(store: Store, contest: Contest, depth: int, rng: random.Random) -> in
     if missing <= 0:
         return 0
     ratings = {v.id: (v.mu, v.sigma) for v in store.active_versions(contest.id)}
-    openings = Openings.parse(contest.openings or "none")
     queued = 0
     for a, b in ladder.pick_pairs(ratings, store.in_flight(contest.id), (missing + 1) // 2,
                                   rng):
-        opening = openings.for_round(rng.randrange(1 << 30), seed=contest.id)
-        store.queue_pair(contest.id, a, b, opening)
+        store.queue_pair(contest.id, a, b, opening_for(contest, rng))
         queued += 2
     return queued
 
 
+def opening_for(contest: Contest, rng: random.Random) -> str | None:
+    """A pair's opening, drawn from the contest's openings (None: the empty board)."""
+    return Openings.parse(contest.openings or "none").for_round(rng.randrange(1 << 30),
+                                                                seed=contest.id)
+
+
+def ranking(active: list[Version]) -> list[Version]:
+    """Versions in the leaderboard's order: by score (`ladder.ordinal`), best first."""
+    return sorted(active, key=lambda v: -ladder.ordinal(v.mu, v.sigma))
+
+
+def final_standings(store: Store, contest: Contest, now: float) -> bool:
+    """For a closed contest: give up its queued ranked games, rate the finished ones
+    and, once none is left running, store its final standings; whether they are
+    stored (now or before)."""
+    if contest.frozen is not None:
+        return True
+    store.cancel_queued(contest.id, now)
+    rate_finished(store, contest.id)
+    order = [v.id for v in ranking(store.active_versions(contest.id))]
+    return store.freeze(contest.id, order, now)
+
+
 def schedule_once(store: Store, depth: int, rng: random.Random) -> None:
-    """One pass of the scheduler over every active contest."""
-    store.requeue_expired(time.time())
+    """One pass of the scheduler over every contest: active open ones are topped up,
+    closed ones get their final standings."""
+    now = time.time()
+    store.requeue_expired(now)
     rate_all(store)
     for contest in store.contests():
-        if contest.active:
+        if contest.is_closed(now):
+            final_standings(store, contest, now)
+        elif contest.active and contest.is_open(now):
             top_up(store, contest, depth, rng)
 
 

@@ -67,6 +67,7 @@ VERSION_STATUSES = ("uploaded", "compiling", "compile_failed", "testing", "test_
 GAME_STATUSES = ("queued", "running", "done")
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 BLOBS = ("archive", "build")
+HOUSE = "house"  # the language of a house bot's versions: one of ninefold's players
 
 Row = TypeVar("Row")
 INITIAL_MU, INITIAL_SIGMA = 25.0, 25.0 / 3  # openskill's defaults (`ladder.INITIAL`)
@@ -156,6 +157,9 @@ contests = sa.Table(
     sa.Column("created", Real, nullable=False),
     sa.Column("created_by", sa.ForeignKey("users.id", ondelete="SET NULL")),
     sa.Column("active", sa.Boolean, nullable=False, server_default=sa.true()),
+    sa.Column("opens", Real),  # uploads and ranked games from then (None: from the start)
+    sa.Column("closes", Real),  # until then (None: never)
+    sa.Column("frozen", Real),  # when the final standings were stored
 )
 
 bots = sa.Table(
@@ -184,6 +188,7 @@ versions = sa.Table(
     sa.Column("mu", Real, nullable=False),
     sa.Column("sigma", Real, nullable=False),
     sa.Column("games", sa.Integer, nullable=False, server_default="0"),  # games rated
+    sa.Column("spec", sa.String(200)),  # a house bot's player spec (None: an upload)
     sa.UniqueConstraint("bot_id", "number"),
     _one_of("status", VERSION_STATUSES),
 )
@@ -211,6 +216,7 @@ games = sa.Table(
     sa.Column("started", Real),
     sa.Column("finished", Real),
     sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("ranked", sa.Boolean, nullable=False, server_default=sa.true()),  # else a test
     _one_of("status", GAME_STATUSES),
     _one_of("result", RESULTS),
 )
@@ -225,6 +231,16 @@ rating_history = sa.Table(
     sa.Column("mu", Real, nullable=False),
     sa.Column("sigma", Real, nullable=False),
     sa.Column("at", Real, nullable=False),
+)
+
+final_standings = sa.Table(  # a closed contest's leaderboard, stored once (`Store.freeze`)
+    "final_standings", metadata,
+    sa.Column("contest_id", sa.ForeignKey("contests.id"), primary_key=True),
+    sa.Column("rank", sa.Integer, primary_key=True),
+    sa.Column("version_id", sa.ForeignKey("versions.id"), nullable=False),
+    sa.Column("mu", Real, nullable=False),
+    sa.Column("sigma", Real, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
 )
 
 
@@ -265,6 +281,23 @@ class Contest:
     created: float
     created_by: int | None
     active: bool
+    opens: float | None
+    closes: float | None
+    frozen: float | None
+
+    def is_open(self, now: float) -> bool:
+        """Whether uploads are taken and ranked games played at `now`.
+
+        >>> c = Contest(1, "c", "", "standard", "riddles", "", "none", 1, 0.0, None, True,
+        ...             opens=10.0, closes=20.0, frozen=None)
+        >>> [c.is_open(t) for t in (5.0, 10.0, 19.9, 20.0)]
+        [False, True, True, False]
+        """
+        return (self.opens is None or self.opens <= now) and not self.is_closed(now)
+
+    def is_closed(self, now: float) -> bool:
+        """Whether the contest has closed by `now` (its standings are final then)."""
+        return self.closes is not None and self.closes <= now
 
 
 @dataclass(frozen=True)
@@ -292,6 +325,7 @@ class Version:
     mu: float
     sigma: float
     games: int
+    spec: str | None
 
 
 @dataclass(frozen=True)
@@ -318,8 +352,21 @@ class GameRow:
     started: float | None
     finished: float | None
     rated: bool
+    ranked: bool
     x_log: str | None = None
     o_log: str | None = None
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A row of a contest's final standings."""
+
+    contest_id: int
+    rank: int
+    version_id: int
+    mu: float
+    sigma: float
+    games: int
 
 
 @dataclass(frozen=True)
@@ -358,6 +405,11 @@ def existing(row: Row | None, what: str) -> Row:
     if row is None:
         raise NotFound(f"no {what}")
     return row
+
+
+def _check_times(opens: float | None, closes: float | None) -> None:
+    if opens is not None and closes is not None and closes <= opens:
+        raise ValueError("a contest closes after it opens")
 
 
 def _check(value: str, allowed: Sequence[str], what: str) -> None:
@@ -555,18 +607,22 @@ class Store:
     def add_contest(self, name: str, title: str, *, rules: str, protocol: str,
                     time_control: str = "", openings: str = "none",
                     max_bots_per_user: int = 1, created_by: int | None = None,
-                    active: bool = True, now: float | None = None) -> Contest:
-        """A new contest; its `name` is a slug (a-z, 0-9, -); `NameTaken` if in use."""
+                    active: bool = True, opens: float | None = None,
+                    closes: float | None = None, now: float | None = None) -> Contest:
+        """A new contest; its `name` is a slug (a-z, 0-9, -); `NameTaken` if in use. It
+        takes uploads and plays ranked games from `opens` until `closes` (None: no
+        limit on that side)."""
         if not CONTEST_NAME.match(name):
             raise ValueError(f"a contest name is 1 to 40 of a-z, 0-9 and -, not {name!r}")
         _check(protocol, PROTOCOLS, "protocol")
+        _check_times(opens, closes)
         with self._write() as conn:
             try:
                 row = conn.execute(contests.insert().values(
                     name=name, title=title, rules=rules, protocol=protocol,
                     time_control=time_control, openings=openings,
                     max_bots_per_user=max_bots_per_user, created=_now(now),
-                    created_by=created_by, active=active,
+                    created_by=created_by, active=active, opens=opens, closes=closes,
                 ).returning(*_cols(Contest, contests))).one()
             except sa.exc.IntegrityError:
                 raise NameTaken(f"the contest name {name!r} is taken") from None
@@ -596,6 +652,59 @@ class Store:
             if done.rowcount != 1:
                 raise NotFound(f"no contest {contest_id}")
 
+    def set_contest_times(self, contest_id: int, opens: float | None,
+                          closes: float | None) -> Contest:
+        """Change when a contest opens and closes; `StoreError` once its standings are
+        final (frozen)."""
+        _check_times(opens, closes)
+        with self._write() as conn:
+            self._lock(conn, contests, contest_id, "contest")
+            row = conn.execute(contests.update().values(opens=opens, closes=closes)
+                               .where(contests.c.id == contest_id, contests.c.frozen.is_(None))
+                               .returning(*_cols(Contest, contests))).first()
+            if row is None:
+                raise StoreError("the contest's final standings are stored: its times stay")
+            return Contest(**row._mapping)
+
+    def cancel_queued(self, contest_id: int, now: float) -> int:
+        """Give up the contest's queued ranked games (it closed): done, no result."""
+        with self._write() as conn:
+            return conn.execute(games.update().values(
+                status="done", reason="not played: the contest closed", finished=now,
+            ).where(games.c.contest_id == contest_id, games.c.status == "queued",
+                    games.c.ranked)).rowcount
+
+    def freeze(self, contest_id: int, order: Sequence[int], now: float) -> bool:
+        """Store the contest's final standings, the versions of `order` ranked in that
+        order with their ratings now, in one transaction; False (nothing stored) if
+        they are stored already or a ranked game is still to be played or rated."""
+        with self._write() as conn:
+            self._lock(conn, contests, contest_id, "contest")
+            pending = conn.execute(sa.select(games.c.id).where(
+                games.c.contest_id == contest_id, games.c.ranked,
+                sa.or_(games.c.status != "done",
+                       sa.and_(games.c.result.is_not(None), games.c.rated.is_(False))))
+                .limit(1)).first()
+            if pending is not None:
+                return False
+            marked = conn.execute(contests.update().values(frozen=now).where(
+                contests.c.id == contest_id, contests.c.frozen.is_(None)))
+            if marked.rowcount != 1:
+                return False
+            for rank, version_id in enumerate(order, 1):
+                v = conn.execute(sa.select(versions.c.mu, versions.c.sigma, versions.c.games)
+                                 .where(versions.c.id == version_id)).one()
+                conn.execute(final_standings.insert().values(
+                    contest_id=contest_id, rank=rank, version_id=version_id, mu=v.mu,
+                    sigma=v.sigma, games=v.games))
+            return True
+
+    def standings(self, contest_id: int) -> list[Standing]:
+        """A contest's final standings, by rank (empty until `freeze`)."""
+        return self._rows(Standing, final_standings,
+                          final_standings.c.contest_id == contest_id,
+                          order=final_standings.c.rank)
+
     # --- bots and versions ------------------------------------------------------------------
 
     def add_bot(self, contest_id: int, owner_id: int, name: str, *,
@@ -618,6 +727,40 @@ class Store:
             except sa.exc.IntegrityError:
                 raise NameTaken(f"the contest has a bot called {name!r}") from None
             return Bot(**row._mapping)
+
+    def add_house_version(self, contest_id: int, owner_id: int, name: str, spec: str, *,
+                          now: float | None = None) -> Version:
+        """Enter one of ninefold's own players (`spec`, e.g. ``level:3``) as the bot
+        `name` of `owner_id` (an admin; the contest's limit of bots per user does not
+        apply), active at once; a house bot entered again gets a new version.
+        `NameTaken` if `name` is someone else's bot or an uploaded one."""
+        now = _now(now)
+        with self._write() as conn:
+            self._lock(conn, contests, contest_id, "contest")
+            bot_id = conn.execute(sa.select(bots.c.id).where(
+                bots.c.contest_id == contest_id, bots.c.name == name)).scalar()
+            if bot_id is None:
+                bot_id = conn.execute(bots.insert().values(
+                    contest_id=contest_id, owner_id=owner_id, name=name, created=now,
+                ).returning(bots.c.id)).scalar_one()
+            mine = versions.c.bot_id == bot_id
+            uploaded = conn.execute(sa.select(versions.c.id).where(
+                mine, versions.c.spec.is_(None)).limit(1)).first()
+            owner = conn.execute(sa.select(bots.c.owner_id)
+                                 .where(bots.c.id == bot_id)).scalar_one()
+            if uploaded is not None or owner != owner_id:
+                raise NameTaken(f"the contest has a bot called {name!r} that is not a "
+                                "house bot of yours")
+            number = conn.execute(sa.select(sa.func.coalesce(sa.func.max(versions.c.number),
+                                                             0)).where(mine)).scalar_one() + 1
+            conn.execute(versions.update().values(status="retired")
+                         .where(mine, versions.c.status == "active"))
+            row = conn.execute(versions.insert().values(
+                bot_id=bot_id, number=number, created=now, filename=spec, archive=b"",
+                language=HOUSE, spec=spec, status="active", mu=INITIAL_MU,
+                sigma=INITIAL_SIGMA, games=0,
+            ).returning(*_cols(Version, versions))).one()
+            return Version(**row._mapping)
 
     def bot(self, bot_id: int) -> Bot | None:
         bots_found = self._bots(bots.c.id == bot_id)
@@ -725,12 +868,14 @@ class Store:
     # --- games: the work queue --------------------------------------------------------------
 
     def queue_pair(self, contest_id: int, a_version: int, b_version: int,
-                   opening: str | None, *, now: float | None = None) -> tuple[int, int]:
+                   opening: str | None, *, ranked: bool = True,
+                   now: float | None = None) -> tuple[int, int]:
         """Queue two games of one opening, `a_version` X in the first, O in the second;
-        their ids. The pair's number is its first game's id."""
+        their ids. The pair's number is its first game's id. A test game (not
+        `ranked`) is played like the others and never rated."""
         now = _now(now)
         game = {"contest_id": contest_id, "opening": opening, "status": "queued",
-                "attempts": 0, "created": now, "rated": False}
+                "attempts": 0, "created": now, "rated": False, "ranked": ranked}
         with self._write() as conn:
             first = conn.execute(games.insert().values(
                 **game, pair=0, x_version=a_version, o_version=b_version,
@@ -744,11 +889,13 @@ class Store:
     def claim(self, worker: str, lease_s: float, now: float) -> GameRow | None:
         """Take the oldest queued game of an active contest for `worker`, leased until
         ``now + lease_s`` under a new claim token; None if there is none. Two workers
-        never take the same game."""
+        never take the same game; none takes a ranked game of a closed contest."""
+        still_open = sa.or_(games.c.ranked.is_(False), contests.c.closes.is_(None),
+                            contests.c.closes > now)
         with self._write() as conn:
             game_id = conn.execute(
                 sa.select(games.c.id).join(contests, contests.c.id == games.c.contest_id)
-                .where(games.c.status == "queued", contests.c.active)
+                .where(games.c.status == "queued", contests.c.active, still_open)
                 .order_by(games.c.id).limit(1)
                 .with_for_update(skip_locked=True, of=games)).scalar()
             if game_id is None:
@@ -800,19 +947,20 @@ class Store:
             return _take_back(conn, expired, now, max_attempts)
 
     def unrated_games(self, contest_id: int) -> list[GameRow]:
-        """The contest's finished games with a result, not yet rated, in finish order."""
+        """The contest's finished ranked games with a result, not yet rated, in finish
+        order."""
         return self._games(
-            games.c.contest_id == contest_id, games.c.status == "done",
+            games.c.contest_id == contest_id, games.c.status == "done", games.c.ranked,
             games.c.result.is_not(None), games.c.rated.is_(False),
             order=(games.c.finished, games.c.id))
 
     def rate(self, game_id: int, updates: dict[int, tuple[float, float]], now: float) -> bool:
         """In one transaction: mark a finished game rated, set its versions' new
         ``(mu, sigma)``, count the game and keep the history. False (and nothing
-        changed) if it was rated already."""
+        changed) if it was rated already or is a test game."""
         with self._write() as conn:
             marked = conn.execute(games.update().values(rated=True).where(
-                games.c.id == game_id, games.c.status == "done",
+                games.c.id == game_id, games.c.status == "done", games.c.ranked,
                 games.c.result.is_not(None), games.c.rated.is_(False)))
             if marked.rowcount != 1:
                 return False
@@ -832,9 +980,13 @@ class Store:
         return _game(row) if row else None
 
     def games(self, contest_id: int | None = None, version_id: int | None = None,
-              status: str | None = None, limit: int = 100, offset: int = 0) -> list[GameRow]:
-        """Games newest first, of one contest, one version (as X or O), one status."""
+              status: str | None = None, limit: int = 100, offset: int = 0,
+              ranked: bool | None = None) -> list[GameRow]:
+        """Games newest first, of one contest, one version (as X or O), one status,
+        ranked or test games only."""
         where: list[sa.ColumnElement[bool]] = [sa.true()]
+        if ranked is not None:
+            where.append(games.c.ranked.is_(ranked))
         if contest_id is not None:
             where.append(games.c.contest_id == contest_id)
         if version_id is not None:
@@ -851,10 +1003,12 @@ class Store:
                                 .order_by(*order).limit(limit).offset(offset))
             return [_game(r) for r in rows]
 
-    def counts(self, contest_id: int, *, by_rating: bool = False) -> dict[str, int]:
-        """How many of the contest's games are in each status (every status listed);
-        `by_rating` (the leaderboard's): a game with a result not rated yet counts as
-        ``rating``, not ``done``, so that ``done`` never runs ahead of the ratings."""
+    def counts(self, contest_id: int, ranked: bool = True, *,
+               by_rating: bool = False) -> dict[str, int]:
+        """How many of the contest's ranked (or test) games are in each status (every
+        status listed); `by_rating` (the leaderboard's): a game with a result not rated
+        yet counts as ``rating``, not ``done``, so that ``done`` never runs ahead of the
+        ratings."""
         status: sa.ColumnElement[str] = games.c.status
         if by_rating:
             status = sa.case((sa.and_(games.c.status == "done", games.c.result.is_not(None),
@@ -862,8 +1016,20 @@ class Store:
         keys = (*GAME_STATUSES, "rating") if by_rating else GAME_STATUSES
         with self._read() as conn:
             rows = conn.execute(sa.select(status, sa.func.count())
-                                .where(games.c.contest_id == contest_id).group_by(status))
+                                .where(games.c.contest_id == contest_id,
+                                       games.c.ranked.is_(ranked))
+                                .group_by(status))
             return {**dict.fromkeys(keys, 0), **{s: n for s, n in rows}}
+
+    def waiting_test_games(self, owner_id: int) -> int:
+        """How many test games of `owner_id`'s bots are queued or running."""
+        theirs = sa.select(versions.c.id).join(bots, bots.c.id == versions.c.bot_id).where(
+            bots.c.owner_id == owner_id)
+        with self._read() as conn:
+            return conn.execute(sa.select(sa.func.count()).where(
+                games.c.ranked.is_(False), games.c.status.in_(("queued", "running")),
+                sa.or_(games.c.x_version.in_(theirs), games.c.o_version.in_(theirs)))
+            ).scalar_one()
 
     def in_flight(self, contest_id: int) -> dict[int, int]:
         """Queued and running games per version of the contest (the scheduler's)."""
@@ -877,11 +1043,16 @@ class Store:
 
     def rating_history(self, version_id: int) -> list[RatingPoint]:
         """A version's rating after each of its rated games, oldest first."""
+        return self._rows(RatingPoint, rating_history,
+                          rating_history.c.version_id == version_id, order=rating_history.c.id)
+
+    def _rows(self, cls: type[Row], table: sa.Table, *where: sa.ColumnElement[bool],
+              order: sa.ColumnElement[Any]) -> list[Row]:
+        """The rows of `table` matching `where`, in `order`, as `cls` (a dataclass named
+        after its columns)."""
         with self._read() as conn:
-            rows = conn.execute(sa.select(*_cols(RatingPoint, rating_history))
-                                .where(rating_history.c.version_id == version_id)
-                                .order_by(rating_history.c.id))
-            return [RatingPoint(**r._mapping) for r in rows]
+            rows = conn.execute(sa.select(*_cols(cls, table)).where(*where).order_by(order))
+            return [cls(**r._mapping) for r in rows]
 
 
 def _take_back(conn: sa.Connection, which: sa.ColumnElement[bool], now: float,

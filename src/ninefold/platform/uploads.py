@@ -3,7 +3,8 @@
 `submit` checks the archive at once (size, paths, links, bombs: see
 `ninefold.platform.archive`) and recognises the language (`ninefold.platform
 .recipes`): a bad upload is refused with one line and nothing is stored.
-A good one becomes a new version of the author's bot, ``uploaded``. Then the
+Outside the contest's opening and closing times an upload is refused
+(`ContestClosed`). A good one becomes a new version of the author's bot, ``uploaded``. Then the
 `Builder` (a thread of the server) takes it through the rest, each step in
 the sandbox, each step's log kept for its author:
 
@@ -21,6 +22,8 @@ import io
 import tarfile
 import tempfile
 import threading
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ninefold.arena.checkbot import check_bot, passed, verdict
@@ -36,6 +39,10 @@ UNFINISHED = ("uploaded", "compiling", "testing")
 
 class UploadError(ValueError):
     """An upload refused (one line); nothing was stored."""
+
+
+class ContestClosed(UploadError):
+    """An upload before the contest opens or after it closes."""
 
 
 class NotYours(PermissionError):
@@ -55,7 +62,15 @@ def inspect(data: bytes, filename: str) -> recipes.Recipe:
 def submit(store: Store, contest: Contest, user: User, bot_name: str, filename: str,
            data: bytes) -> tuple[Bot, Version]:
     """Store a new version of `user`'s bot `bot_name` in `contest` (the bot is made on
-    its first upload); raises `UploadError` or `NotYours`."""
+    its first upload); raises `UploadError` (`ContestClosed` outside its times) or
+    `NotYours`."""
+    now = time.time()
+    if contest.is_closed(now):
+        raise ContestClosed(f"the contest {contest.name} closed at {_utc(contest.closes)}: "
+                            "it takes no more uploads")
+    if not contest.is_open(now):
+        raise ContestClosed(f"the contest {contest.name} opens at {_utc(contest.opens)}: "
+                            "upload then")
     recipe = inspect(data, filename)
     bot = next((b for b in store.bots(contest_id=contest.id) if b.name == bot_name), None)
     if bot is None:
@@ -68,6 +83,15 @@ def submit(store: Store, contest: Contest, user: User, bot_name: str, filename: 
     version = store.add_version(bot.id, filename, data)
     store.set_version_status(version.id, "uploaded", language=recipe.name)
     return bot, _version(store, version.id)
+
+
+def _utc(t: float | None) -> str:
+    """A time as the refusals write it.
+
+    >>> _utc(0.0)
+    '1970-01-01 00:00 UTC'
+    """
+    return datetime.fromtimestamp(t or 0.0, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _version(store: Store, version_id: int) -> Version:

@@ -40,6 +40,27 @@ class NewContest(BaseModel):
         "'bank=10000,inc=500' (ms). Empty: the platform's own."))
     openings: Literal["random4", "none"] = "random4"
     max_bots_per_user: int = Field(3, ge=1, le=100)
+    opens: float | None = Field(None, description=(
+        "Epoch seconds: uploads and ranked games from then (none: at once)."))
+    closes: float | None = Field(None, description=(
+        "Epoch seconds: no uploads or ranked games after, and the final standings are "
+        "stored (none: never)."))
+
+
+class ContestTimes(BaseModel):
+    opens: float | None = Field(None, description="Epoch seconds (none: open already).")
+    closes: float | None = Field(None, description="Epoch seconds (none: never closes).")
+
+
+class HouseBot(BaseModel):
+    name: str = Field(..., min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+    spec: str = Field(..., min_length=1, max_length=200, description=(
+        "One of ninefold's players, as the arena names them: 'level:3', 'mcts:net=default'."))
+
+
+class AskTestGames(BaseModel):
+    version: int = Field(..., ge=1, description="A version of one of your bots (any).")
+    opponent: int = Field(..., ge=1, description="A bot of the contest: its active version.")
 
 
 class ContestView(BaseModel):
@@ -52,6 +73,9 @@ class ContestView(BaseModel):
     openings: str
     max_bots_per_user: int
     active: bool
+    opens: float | None
+    closes: float | None
+    frozen: float | None = Field(None, description="When the final standings were stored.")
 
 
 class Row(BaseModel):
@@ -71,7 +95,9 @@ class Leaderboard(BaseModel):
     contest: ContestView
     rows: list[Row]
     games: dict[str, int] = Field(..., description=(
-        "Games by status; 'rating': finished, not yet in the ratings ('done' ones are)."))
+        "Ranked games by status; 'rating': finished, not yet in the ratings ('done' ones "
+        "are)."))
+    final: bool = Field(False, description="The rows are the stored final standings.")
 
 
 class VersionView(BaseModel):
@@ -118,6 +144,7 @@ class GameSummary(BaseModel):
     reason: str | None
     plies: int
     finished: float | None
+    ranked: bool = Field(True, description="False: a test game, never rated.")
 
 
 class Games(BaseModel):
@@ -135,7 +162,8 @@ class GameLogs(BaseModel):
 def contest_view(c: Contest) -> ContestView:
     return ContestView(id=c.id, name=c.name, title=c.title, rules=c.rules, protocol=c.protocol,
                        time_control=c.time_control, openings=c.openings,
-                       max_bots_per_user=c.max_bots_per_user, active=c.active)
+                       max_bots_per_user=c.max_bots_per_user, active=c.active,
+                       opens=c.opens, closes=c.closes, frozen=c.frozen)
 
 
 def version_view(v: Version, mine: bool) -> VersionView:

@@ -11,11 +11,17 @@ Secure over HTTPS) from sign-up or log-in, or an API token in the
 games and replays, and download a contest's starter bots; a version's compile
 log, input test and every game's stderr are its author's only (403 for anyone
 else). An unknown id is 404.
+
+An admin sets a contest's opening and closing times and enters house bots
+(ninefold's own players); an author asks for unranked test games of their
+bots. Once a contest has closed and its final standings are stored, its
+leaderboard shows them (``final``).
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path as FilePath
 from typing import Annotated, Literal
 
@@ -33,31 +39,36 @@ from fastapi import (
 from fastapi.responses import FileResponse, HTMLResponse
 from starlette.requests import HTTPConnection
 
-from ninefold.platform import ladder, recipes, starters
+from ninefold.platform import house, ladder, practice, recipes, starters
 from ninefold.platform.accounts import LIFETIMES, Accounts, AuthError
+from ninefold.platform.scheduler import ranking
 from ninefold.platform.store import (
     Bot,
     Contest,
     GameRow,
     NameTaken,
     Store,
+    StoreError,
     User,
     Version,
     existing,
 )
-from ninefold.platform.uploads import NotYours, UploadError, submit
+from ninefold.platform.uploads import ContestClosed, NotYours, UploadError, submit
 from ninefold.protocols.clock import TimeControl
 from ninefold.rules import Board, Move, Rules, opening_moves
 from ninefold.web.errors import Forbidden, GameError, IllegalMove, NotFound
 from ninefold.web.platform import MAX_UPLOAD_BYTES, Platform
 from ninefold.web.platform_views import (
     ApiToken,
+    AskTestGames,
     BotView,
+    ContestTimes,
     ContestView,
     Credentials,
     GameLogs,
     Games,
     GameSummary,
+    HouseBot,
     Leaderboard,
     Me,
     NewContest,
@@ -173,7 +184,7 @@ def summary(store: Store, g: GameRow, names: dict[int, tuple[str, int]],
                        o=names[g.o_version][0], x_bot=names[g.x_version][1],
                        o_bot=names[g.o_version][1], status=g.status, result=g.result,
                        reason=g.reason, plies=len(g.moves.split()) if g.moves else 0,
-                       finished=g.finished)
+                       finished=g.finished, ranked=g.ranked)
 
 
 def game_row(store: Store, game_id: int) -> GameRow:
@@ -260,19 +271,28 @@ async def new_contest(req: NewContest, u: Signed, store: PlatformStore) -> Conte
             lambda: store.add_contest(**req.model_dump(), created_by=u.id))
     except NameTaken as exc:
         raise Conflict(str(exc)) from None
+    except ValueError as exc:  # it closes before it opens
+        raise IllegalMove(str(exc)) from None
     return contest_view(made)
 
 
 @router.get("/contests/{name}", response_model=Leaderboard, responses=ERRORS)
 async def leaderboard(name: str, store: PlatformStore) -> Leaderboard:
+    """The live leaderboard, or once the contest has closed its stored final standings."""
     def rows() -> Leaderboard:
         contest = contest_named(store, name)
         # counted before the rows are read: a rating only adds to them, so they never lag
         games = store.counts(contest.id, by_rating=True)
         bots = {b.id: b for b in store.bots(contest_id=contest.id)}
         owners: dict[int, str] = {}
-        active = sorted(store.active_versions(contest.id),
-                        key=lambda v: -ladder.ordinal(v.mu, v.sigma))
+        final = contest.frozen is not None
+        if final:
+            active = []
+            for s in store.standings(contest.id):
+                v = existing(store.version(s.version_id), f"version {s.version_id}")
+                active.append(replace(v, mu=s.mu, sigma=s.sigma, games=s.games))
+        else:
+            active = ranking(store.active_versions(contest.id))
         out = []
         for rank, v in enumerate(active, 1):
             bot = bots[v.bot_id]
@@ -283,8 +303,63 @@ async def leaderboard(name: str, store: PlatformStore) -> Leaderboard:
                            owner=owners[bot.owner_id], version=v.number,
                            language=v.language or "", score=ladder.ordinal(v.mu, v.sigma),
                            mu=round(v.mu, 3), sigma=round(v.sigma, 3), games=v.games))
-        return Leaderboard(contest=contest_view(contest), rows=out, games=games)
+        return Leaderboard(contest=contest_view(contest), rows=out, games=games, final=final)
     return await asyncio.to_thread(rows)
+
+
+@router.put("/contests/{name}/times", response_model=ContestView,
+            responses={**ERRORS, 401: ERRORS[403]})
+async def contest_times(name: str, req: ContestTimes, u: Signed,
+                        store: PlatformStore) -> ContestView:
+    """Set when a contest opens and closes (admins only; 409 once its final standings
+    are stored)."""
+    if not u.is_admin:
+        raise Forbidden("only an admin can change a contest's times")
+
+    def change() -> Contest:
+        contest = contest_named(store, name)
+        try:
+            return store.set_contest_times(contest.id, req.opens, req.closes)
+        except StoreError as exc:
+            raise Conflict(str(exc)) from None
+        except ValueError as exc:
+            raise IllegalMove(str(exc)) from None
+    return contest_view(await asyncio.to_thread(change))
+
+
+@router.post("/contests/{name}/house", response_model=VersionView, status_code=201,
+             responses={**ERRORS, 401: ERRORS[403]})
+async def house_bot(name: str, req: HouseBot, u: Signed, store: PlatformStore) -> VersionView:
+    """Enter one of ninefold's players as a house bot, ranked like the others (admins
+    only); entered again under its name, a new version."""
+    def enter() -> Version:
+        contest = contest_named(store, name)
+        try:
+            return house.enter(store, contest, u, req.name, req.spec)
+        except PermissionError as exc:
+            raise Forbidden(str(exc)) from None
+        except NameTaken as exc:
+            raise Conflict(str(exc)) from None
+        except house.HouseError as exc:
+            raise IllegalMove(str(exc)) from None
+    return version_view(await asyncio.to_thread(enter), True)
+
+
+@router.post("/test-games", response_model=Games, status_code=201,
+             responses={**ERRORS, 401: ERRORS[403]})
+async def ask_test_games(req: AskTestGames, u: Signed, store: PlatformStore) -> Games:
+    """Queue two unranked test games (colours swapped) of a version of your bot against
+    a bot's active version; watch them in the viewer. They never change a rating."""
+    def queue() -> Games:
+        try:
+            ids = practice.ask(store, u, req.version, req.opponent)
+        except PermissionError as exc:
+            raise Forbidden(str(exc)) from None
+        except practice.PracticeError as exc:
+            raise IllegalMove(str(exc)) from None
+        names: dict[int, tuple[str, int]] = {}
+        return Games(games=[summary(store, game_row(store, i), names, {}) for i in ids])
+    return await asyncio.to_thread(queue)
 
 
 @router.post("/contests/{name}/bots", response_model=VersionView, status_code=201,
@@ -307,6 +382,8 @@ async def upload(name: str, u: Signed, store: PlatformStore, platform: Service,
             return submit(store, contest, u, bot, file.filename or "bot.zip", data)[1]
         except NotYours as exc:
             raise Forbidden(str(exc)) from None
+        except ContestClosed as exc:
+            raise Conflict(str(exc)) from None
         except UploadError as exc:
             raise IllegalMove(str(exc)) from None
     version = await asyncio.to_thread(store_it)
@@ -383,19 +460,22 @@ async def games(store: PlatformStore,
                 bot: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
                 status: Literal["queued", "running", "done"] | None = "done",
                 limit: Annotated[int, Query(ge=1, le=PAGE)] = 50,
-                offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0) -> Games:
-    """Games, newest first: of a contest, or of a bot (every version)."""
+                offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+                ranked: bool | None = None) -> Games:
+    """Games, newest first: of a contest, or of a bot (every version); ranked or test
+    games only, or both (the default)."""
 
     def read() -> Games:
         contest_id = contest_named(store, contest).id if contest else None
         rows = []
         if bot is not None:
             for v in store.versions(bot_by_id(store, bot).id):
-                rows += store.games(version_id=v.id, status=status, limit=limit + offset)
+                rows += store.games(version_id=v.id, status=status, limit=limit + offset,
+                                    ranked=ranked)
             rows = sorted(rows, key=lambda g: -g.id)[offset:offset + limit]
         else:
             rows = store.games(contest_id=contest_id, status=status, limit=limit,
-                               offset=offset)
+                               offset=offset, ranked=ranked)
         names: dict[int, tuple[str, int]] = {}
         contests: dict[int, str] = {}
         return Games(games=[summary(store, g, names, contests) for g in rows])
@@ -412,7 +492,8 @@ async def game_replay(game_id: Id, store: PlatformStore) -> Replay:
             board = Board(contest.rules if contest else "standard")
             moves = [Move.parse(m) for m in (g.moves or "").split()]
             opening = len(opening_moves(g.opening)) if g.opening else 0
-            return replay(f"{s.contest} game {g.id}", s.x, s.o, board, moves, opening,
+            kind = "game" if g.ranked else "test game (unranked)"
+            return replay(f"{s.contest} {kind} {g.id}", s.x, s.o, board, moves, opening,
                           g.result, g.reason, g.reason or "")
         except ValueError as exc:
             raise IllegalMove(f"game {game_id} cannot be replayed: {exc}") from None

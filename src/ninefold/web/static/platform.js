@@ -1,7 +1,9 @@
 // The contests pages: one page, no build step, over /api/platform (see /docs).
 // Routes: /platform (contests, sign-up and log-in), /platform/c/NAME (leaderboard,
-// upload, starter bots, games), /platform/bot/ID (versions with their compile log and
-// input test, rating plot, games). A ranked game opens in the web board's viewer (/platform-game/ID).
+// upload, starter bots, games), /platform/bot/ID (versions with their compile log and input
+// test, rating plot, games, test games of your own bot). A game opens in the web board's
+// viewer (/platform-game/ID); a test game is marked so. A closed contest shows its final
+// standings.
 // The session is an HttpOnly cookie: this script never sees it.
 
 const $ = (id) => document.getElementById(id);
@@ -70,7 +72,7 @@ $("new-contest").addEventListener("submit", async (event) => {
 
 function gameItem(g) {
   const result = g.status === "done" ? `${g.result} (${g.reason})` : g.status;
-  return el("li", {}, link(`/platform-game/${g.id}`, `Game ${g.id}`), ": ",
+  return el("li", {}, link(`/platform-game/${g.id}`, `${g.ranked ? "Game" : "Test game"} ${g.id}`), ": ",
     link(`/platform/bot/${g.x_bot}`, g.x), " – ", link(`/platform/bot/${g.o_bot}`, g.o),
     `, ${result}, ${g.plies} moves`);
 }
@@ -84,7 +86,9 @@ async function showContest(name) {
   $("contest-title").textContent = c.title || c.name;
   const counts = Object.entries(board.games).map(([k, v]) => `${v} ${k}`).join(", ");
   $("contest-info").textContent = `${c.protocol} protocol, ${c.rules} rules, clock ` +
-    `${c.time_control || "the platform's"}, openings ${c.openings}. Games: ${counts || "none yet"}.`;
+    `${c.time_control || "the platform's"}, openings ${c.openings}. Games: ${counts || "none yet"}.` +
+    (c.opens ? ` Opens ${when(c.opens)}.` : "") + (c.closes ? ` Closes ${when(c.closes)}.` : "") +
+    (board.final ? ` Final standings, stored ${when(c.frozen)}.` : "");
   document.querySelector("[data-testid=leaderboard] tbody").replaceChildren(...board.rows.map((r) =>
     el("tr", {}, el("td", { textContent: r.rank }), el("td", {}, link(`/platform/bot/${r.bot}`, r.name)),
       el("td", { textContent: r.owner }), el("td", { textContent: `v${r.version}` }),
@@ -130,6 +134,7 @@ async function showBot(id) {
     if (v.test_log !== null) box.append(el("h3", { textContent: "Input test" }), el("pre", { textContent: v.test_log || "(not run yet)" }));
     return box;
   }));
+  if (bot.mine) await testGamesForm(bot);
   const games = await api(`/api/platform/games?bot=${id}&limit=50`);
   $("bot-games").replaceChildren(...games.games.map((g) => {
     const item = gameItem(g);
@@ -146,6 +151,29 @@ async function showBot(id) {
   const busy = bot.versions.some((v) => ["uploaded", "compiling", "testing"].includes(v.status));
   clearTimeout(timer);
   timer = setTimeout(() => showBot(id).catch((e) => say(e.message)), busy ? 1000 : 5000);
+}
+
+// Test games: a version of your bot against a bot of the contest, unranked (made once a page).
+async function testGamesForm(bot) {
+  if ($("test-games")?.dataset.bot === String(bot.id)) return;
+  $("test-games")?.remove();
+  const board = await api(`/api/platform/contests/${encodeURIComponent(bot.contest)}`);
+  const option = (value, text) => el("option", { value, textContent: text });
+  const version = el("select", { name: "version" }, ...bot.versions
+    .filter((v) => ["active", "retired"].includes(v.status)).map((v) => option(v.id, `v${v.number}`)));
+  const opponent = el("select", { name: "opponent" }, ...board.rows.map((r) => option(r.bot, r.name)));
+  const form = el("form", { id: "test-games" }, el("h3", { textContent: "Test games (unranked)" }),
+    el("label", {}, "Version ", version), " ", el("label", {}, "against ", opponent), " ",
+    el("button", { type: "submit", textContent: "Play two test games" }));
+  form.dataset.bot = String(bot.id);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      await postJSON("/api/platform/test-games", { version: Number(version.value), opponent: Number(opponent.value) });
+      say("Two test games queued: they appear in the list below.");
+    } catch (error) { say(error.message); }
+  });
+  $("bot-info").after(form);
 }
 
 // --- routes ----------------------------------------------------------------------
