@@ -7,7 +7,8 @@ process, and a ``kill -9`` of the server in the middle of them.
 It starts ``ninefold serve`` as a real process on a fresh SQLite file and plays
 `--games` games against level `--level` at once, each as a page does: it
 creates the game, listens to the game's WebSocket, and plays its first legal
-move whenever it is its turn. Once the players have made `--kill-after` moves
+move whenever it is its turn. A game keeps its socket open, as a page does, and opens it again only when the
+server went away. Once the players have made `--kill-after` moves
 in all (by default 10 a game: every game is under way) it kills the server
 with SIGKILL and starts it again on the same file and port; every client
 reconnects and goes on. At the end every game is read back and must be
@@ -17,12 +18,18 @@ It prints the latency of the players' move requests, of the computer's answers
 (from the move's answer to the socket's message with the computer's move),
 and of plain reads (``GET /api/games/ID``: the reference, in the same run),
 as median, 90th and 99th percentile and worst, and the ratio of each median
-to the reads'.
+to the reads'; then the CPU time each side spent per request (HTTP requests
+and socket openings): the server process's (all its threads, from
+``/proc/PID/stat``; less noisy than the latencies on a busy machine), its
+computer workers' per computer move, and this client's (the 50 clients share
+the machine's cores with the server: a client that costs as much as the
+server would measure itself).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -37,7 +44,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 import typer
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
 app = typer.Typer(add_completion=False)
@@ -50,6 +57,7 @@ class Latencies:
     answers: list[float] = field(default_factory=list)
     reads: list[float] = field(default_factory=list)
     retries: int = 0
+    requests: int = 0  # HTTP requests and socket openings answered
 
 
 class Server:
@@ -59,6 +67,27 @@ class Server:
         self.db = db
         self.port = 0
         self.proc: subprocess.Popen[str] | None = None
+        self.cpu_done = [0.0, 0.0]  # the server's and its workers' CPU s, in processes gone
+        self.cpu_from = [0.0, 0.0]  # the same, in the process now, when counting began
+
+    def cpu(self) -> list[float]:
+        """CPU seconds the server process (all its threads) and its computer workers
+        spent since `count_from`, in every server process started meanwhile."""
+        now = self._cpu_now()
+        return [d + n - f for d, n, f in zip(self.cpu_done, now, self.cpu_from, strict=True)]
+
+    def count_from(self) -> None:
+        """Count CPU time from now on."""
+        self.cpu_done, self.cpu_from = [0.0, 0.0], self._cpu_now()
+
+    def _cpu_now(self) -> list[float]:
+        if self.proc is None or self.proc.poll() is not None:
+            return [0.0, 0.0]
+        kids = []  # a worker's parent is the thread that started it: look in each
+        for task in Path(f"/proc/{self.proc.pid}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                kids += task.read_text().split()
+        return [proc_cpu(self.proc.pid), sum(proc_cpu(int(k)) for k in kids)]
 
     def start(self) -> str:
         self.proc = subprocess.Popen(
@@ -74,6 +103,8 @@ class Server:
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
+            self.cpu_done = self.cpu()
+            self.cpu_from = [0.0, 0.0]
             os.kill(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
 
@@ -86,13 +117,24 @@ class Server:
                 self.kill()
 
 
+def proc_cpu(pid: int) -> float:
+    """User and system CPU seconds of process `pid` (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def request(client: httpx.AsyncClient, lat: Latencies, method: str, url: str,
                   **kw) -> httpx.Response:
     """A request, tried again while the server is down (the kill), for up to 60 s."""
     end = time.monotonic() + 60
     while True:
         try:
-            return await client.request(method, url, **kw)
+            answer = await client.request(method, url, **kw)
+            lat.requests += 1
+            return answer
         except httpx.TransportError:
             if time.monotonic() > end:
                 raise
@@ -110,46 +152,65 @@ async def play_one(base: str, level: int, lat: Latencies, started: asyncio.Event
         gid, headers = made["game"]["id"], {"Authorization": f"Bearer {made['token']}"}
         started.set()
         view = made["game"]
-        while view["result"] is None:
-            if view["turn"] == "x" and not view["thinking"]:
+        async with Watch(base, gid, lat) as watch:
+            while view["result"] is None:
+                if view["turn"] == "x" and not view["thinking"]:
+                    t0 = time.monotonic()
+                    r = await request(client, lat, "POST", f"/api/games/{gid}/moves",
+                                      json={"move": view["legal"][0], "ply": view["ply"]},
+                                      headers=headers)
+                    if r.status_code == 409:  # the server restarted between: read it again
+                        view = (await request(client, lat, "GET", f"/api/games/{gid}")).json()
+                        continue
+                    r.raise_for_status()
+                    lat.moves.append(1000 * (time.monotonic() - t0))
+                    view = r.json()
+                if view["result"] is None:
+                    t0 = time.monotonic()
+                    view = await watch.until(view["ply"] + 1)
+                    lat.answers.append(1000 * (time.monotonic() - t0))
                 t0 = time.monotonic()
-                r = await request(client, lat, "POST", f"/api/games/{gid}/moves",
-                                  json={"move": view["legal"][0], "ply": view["ply"]},
-                                  headers=headers)
-                if r.status_code == 409:  # the server restarted between: read it again
-                    view = (await request(client, lat, "GET", f"/api/games/{gid}")).json()
-                    continue
-                r.raise_for_status()
-                lat.moves.append(1000 * (time.monotonic() - t0))
-                view = r.json()
-            if view["result"] is None:
-                t0 = time.monotonic()
-                view = await computer_answer(base, client, lat, gid, view["ply"] + 1)
-                lat.answers.append(1000 * (time.monotonic() - t0))
-            t0 = time.monotonic()
-            (await request(client, lat, "GET", f"/api/games/{gid}")).raise_for_status()
-            lat.reads.append(1000 * (time.monotonic() - t0))
+                (await request(client, lat, "GET", f"/api/games/{gid}")).raise_for_status()
+                lat.reads.append(1000 * (time.monotonic() - t0))
         return gid
 
 
-async def computer_answer(base: str, client: httpx.AsyncClient, lat: Latencies, gid: str,
-                          ply: int) -> dict:
-    """The game once the computer has moved (or the game ended), from its socket; the
-    socket is opened again if the server went away."""
-    url = base.replace("http", "ws", 1) + f"/api/games/{gid}/live"
-    end = time.monotonic() + ANSWER_WAIT_S
-    while True:
-        if time.monotonic() > end:
-            raise RuntimeError(f"game {gid}: move {ply} never came ({ANSWER_WAIT_S} s)")
-        try:
-            async with asyncio.timeout(end - time.monotonic()), connect(url, open_timeout=10) as ws:
-                async for message in ws:
-                    view = json.loads(message)
-                    if (view["ply"] >= ply and not view["thinking"]) or view["result"]:
-                        return view
-        except (TimeoutError, OSError, WebSocketException):
-            lat.retries += 1
-            await asyncio.sleep(0.2)
+class Watch:
+    """A game's socket, kept open as a page keeps it, and opened again if the server
+    went away."""
+
+    def __init__(self, base: str, gid: str, lat: Latencies) -> None:
+        self.url = base.replace("http", "ws", 1) + f"/api/games/{gid}/live"
+        self.gid, self.lat = gid, lat
+        self.ws: ClientConnection | None = None
+
+    async def __aenter__(self) -> Watch:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+
+    async def until(self, ply: int) -> dict:
+        """The game once the computer has moved (its view at `ply` or later, not thinking)
+        or the game ended."""
+        end = time.monotonic() + ANSWER_WAIT_S
+        while True:
+            if time.monotonic() > end:
+                raise RuntimeError(f"game {self.gid}: move {ply} never came ({ANSWER_WAIT_S} s)")
+            try:
+                async with asyncio.timeout(end - time.monotonic()):
+                    if self.ws is None:
+                        self.ws = await connect(self.url, open_timeout=10)
+                        self.lat.requests += 1
+                    while True:
+                        view = json.loads(await self.ws.recv())
+                        if (view["ply"] >= ply and not view["thinking"]) or view["result"]:
+                            return view
+            except (TimeoutError, OSError, WebSocketException):
+                self.ws = None
+                self.lat.retries += 1
+                await asyncio.sleep(0.2)
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -166,7 +227,8 @@ def line(name: str, xs: list[float], ref: float) -> str:
 async def run(games: int, level: int, kill_after: int, server: Server, base: str) -> int:
     lat = Latencies()
     started = [asyncio.Event() for _ in range(games)]
-    t0 = time.monotonic()
+    t0, client_cpu = time.monotonic(), time.process_time()
+    server.count_from()
     tasks = [asyncio.create_task(play_one(base, level, lat, s)) for s in started]
     killed = ""
     if kill_after > 0:
@@ -182,6 +244,7 @@ async def run(games: int, level: int, kill_after: int, server: Server, base: str
                   f"{time.monotonic() - t_kill:.1f} s")
     outcomes = await asyncio.gather(*tasks, return_exceptions=True)
     wall = time.monotonic() - t0
+    (server_cpu, workers_cpu), client_cpu = server.cpu(), time.process_time() - client_cpu
     ids = [o for o in outcomes if isinstance(o, str)]
     bad = [str(o) for o in outcomes if not isinstance(o, str)]
     async with httpx.AsyncClient(base_url=base, timeout=60) as client:
@@ -199,6 +262,10 @@ async def run(games: int, level: int, kill_after: int, server: Server, base: str
     print(line("player's move (POST)", lat.moves, ref))
     print(line("computer's answer", lat.answers, ref))
     print(line("read (GET, reference)", lat.reads, ref))
+    per = 1000 / max(1, lat.requests)
+    print(f"CPU time per request ({lat.requests} requests and socket openings): server "
+          f"{server_cpu * per:.2f} ms, client {client_cpu * per:.2f} ms; the computer's "
+          f"workers {1000 * workers_cpu / max(1, len(lat.answers)):.2f} ms a move")
     if bad:
         print(f"NOT finished or not whole: {', '.join(bad)}")
     return 1 if bad else 0
