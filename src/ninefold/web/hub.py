@@ -18,8 +18,15 @@ from fastapi import WebSocket
 from ninefold.web.computer import Computer
 from ninefold.web.errors import GameError
 from ninefold.web.games import WebGame
+from ninefold.web.notation import side
 from ninefold.web.store import GameStore
 from ninefold.web.views import GameView, game_view
+
+
+def yours(view: GameView, game: WebGame, token: str | None) -> GameView:
+    """`view` (as everyone sees `game`) with the sides `token` holds."""
+    you = [side(m) for m in game.seat_of(token)]
+    return view.model_copy(update={"you": you}) if you else view
 
 
 class Hub:
@@ -34,15 +41,18 @@ class Hub:
         self.watchers: dict[str, set[WebSocket]] = {}
 
     def view(self, game: WebGame, token: str | None = None) -> GameView:
+        """`game` as everyone sees it now, with the sides `token` holds."""
         return game_view(game, token, thinking=game.id in self.thinking)
 
-    async def changed(self, game: WebGame) -> None:
-        """After a change is stored: let the computer move if it is its turn, and tell
-        every page watching."""
+    async def changed(self, game: WebGame, token: str | None = None) -> GameView:
+        """After a change is stored: let the computer move if it is its turn, tell every
+        page watching, and answer the view (built once for all) with `token`'s sides."""
         if game.computer_to_move() and game.id not in self.thinking:
             self.thinking[game.id] = asyncio.create_task(self._computer_moves(game.id))
         self._watch_clock(game)
-        await self.broadcast(game)
+        view = self.view(game)
+        await self.broadcast(view)
+        return yours(view, game, token)
 
     def _watch_clock(self, game: WebGame) -> None:
         """Be there when the side to move's time runs out (even if no one asks)."""
@@ -55,34 +65,35 @@ class Hub:
 
     async def _flag_falls(self, game_id: str, deadline: float) -> None:
         await asyncio.sleep(max(0.0, deadline - time.time()))
-        game = await asyncio.to_thread(self.store.get, game_id)
+        game = self.store.get(game_id)
         changes = game.changes
         with contextlib.suppress(GameError):  # a move came first: it set a new timer
             if game.settle(time.time()):
-                await asyncio.to_thread(self.store.save, game, changes)
+                self.store.save(game, changes)
                 await self.changed(game)
 
-    async def broadcast(self, game: WebGame) -> None:
-        data = self.view(game).model_dump(mode="json")
-        for ws in list(self.watchers.get(game.id, ())):
+    async def broadcast(self, view: GameView) -> None:
+        """Send `view` (as everyone sees it) to every page watching its game."""
+        watching = self.watchers.get(view.id)
+        if not watching:
+            return
+        data = view.model_dump_json()
+        for ws in list(watching):
             try:
-                await ws.send_json(data)
+                await ws.send_text(data)
             except Exception:  # a page gone: forget it
-                self.watchers.get(game.id, set()).discard(ws)
+                watching.discard(ws)
 
     async def _computer_moves(self, game_id: str) -> None:
         try:
-            game = await asyncio.to_thread(self.store.get, game_id)
+            game = self.store.get(game_id)
             if not game.computer_to_move() or game.level is None:
                 return
             changes = game.changes
             move = await self.computer.move(game.level, game.board)
-            game = await asyncio.to_thread(self.store.get, game_id)
-            if game.changes != changes:  # an undo meanwhile: this move is for another position
-                return
             game.computer_plays(move)
-            await asyncio.to_thread(self.store.save, game, changes)
-        except GameError:
+            self.store.save(game, changes)  # Stale if an undo came meanwhile: the move
+        except GameError:                   # is for a position gone
             return
         finally:
             self.thinking.pop(game_id, None)
@@ -90,12 +101,12 @@ class Hub:
 
     async def resume(self) -> None:
         """At start-up: the computer moves in the games where it owes one."""
-        for game_id in await asyncio.to_thread(self.store.unfinished_computer_games):
-            game = await asyncio.to_thread(self.store.get, game_id)
+        for game_id in self.store.unfinished_computer_games():
+            game = self.store.get(game_id)
             if game.computer_to_move():
                 await self.changed(game)
-        for game_id in await asyncio.to_thread(self.store.running_clocks):
-            self._watch_clock(await asyncio.to_thread(self.store.get, game_id))
+        for game_id in self.store.running_clocks():
+            self._watch_clock(self.store.get(game_id))
 
     async def close(self) -> None:
         for task in [*self.thinking.values(), *self.timers.values()]:

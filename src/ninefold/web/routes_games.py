@@ -15,7 +15,6 @@ only if no other request changed the game meanwhile (`GameStore.save`).
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from collections.abc import Callable
@@ -45,28 +44,19 @@ from ninefold.web.views import (
 router = APIRouter()
 
 
-async def load(store: GameStore, game_id: str) -> WebGame:
-    """The game `game_id`, read off the event loop (`NotFound` if there is none)."""
-    return await asyncio.to_thread(store.get, game_id)
-
-
 async def change(store: GameStore, hub: Hub, game_id: str, tok: str | None,
                  act: Callable[[WebGame], None]) -> GameView:
     """Load the game, let `act` change it (it raises `GameError` to refuse), store it
     if no other request changed it meanwhile, and answer its view."""
-    game = await load(store, game_id)
+    game = store.get(game_id)
     changes = game.changes
     if game.settle(time.time()):  # a time ran out before this request came
-        await _save(store, hub, game, changes)
+        store.save(game, changes)
+        await hub.changed(game)
         raise Stale(f"{game.flagged}'s time ran out")
     act(game)
-    await _save(store, hub, game, changes)
-    return hub.view(game, tok)
-
-
-async def _save(store: GameStore, hub: Hub, game: WebGame, changes: int) -> None:
-    await asyncio.to_thread(store.save, game, changes)
-    await hub.changed(game)
+    store.save(game, changes)
+    return await hub.changed(game, tok)
 
 
 def _clock(req: NewGame) -> WebTimeControl | None:
@@ -94,25 +84,25 @@ async def new_game(req: NewGame, store: Store, hub: Live) -> Created:
                                    _clock(req), start)
     except ValueError as exc:
         raise IllegalMove(str(exc)) from None
-    await asyncio.to_thread(store.add, game)
-    await hub.changed(game)
     mine = tokens["x"] if side == "x" else tokens["o"]
+    store.add(game)
+    view = await hub.changed(game, mine)
     links = Links(play=f"/g/{game.id}#t={mine}", watch=f"/g/{game.id}")
     if mode is Mode.ONLINE:
         other = tokens["o"] if side == "x" else tokens["x"]
         links.invite = f"/g/{game.id}#t={other}"
-    return Created(game=hub.view(game, mine), token=mine, links=links)
+    return Created(game=view, token=mine, links=links)
 
 
 @router.get("/api/games/{game_id}", response_model=GameView, responses=ERRORS)
 async def get_game(game_id: str, tok: Token, store: Store, hub: Live) -> GameView:
-    return hub.view(await load(store, game_id), tok)
+    return hub.view(store.get(game_id), tok)
 
 
 @router.get("/api/games/{game_id}/record", response_class=PlainTextResponse,
             responses=ERRORS)
 async def get_record(game_id: str, store: Store) -> str:
-    game = await load(store, game_id)
+    game = store.get(game_id)
     record = Game.from_board(game.board, Event=f"ninefold web game {game.id}")
     outcome = game.outcome()
     if outcome is not None and game.board.outcome() is None:
@@ -161,7 +151,7 @@ async def draw(game_id: str, tok: Token, store: Store, hub: Live) -> GameView:
 @router.websocket("/api/games/{game_id}/live")
 async def live(ws: WebSocket, game_id: str, store: Store, hub: Live) -> None:
     try:
-        await load(store, game_id)
+        store.get(game_id)
     except GameError:
         await ws.close(code=4404, reason="no such game")
         return
@@ -170,8 +160,8 @@ async def live(ws: WebSocket, game_id: str, store: Store, hub: Live) -> None:
     try:
         # read the game only now that every later change is sent here too: a change
         # between a read before and the watching would never reach this page
-        game = await load(store, game_id)
-        await ws.send_json(hub.view(game).model_dump(mode="json"))
+        game = store.get(game_id)
+        await ws.send_text(hub.view(game).model_dump_json())
         while True:
             await ws.receive_text()  # nothing is read: the page only listens
     except WebSocketDisconnect:

@@ -85,6 +85,7 @@ class GameStore:
         if db is None:
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             db.execute("PRAGMA busy_timeout=30000")
+            db.execute("PRAGMA synchronous=NORMAL")  # in WAL mode: no fsync a commit
             self._local.db = db
         return db
 
