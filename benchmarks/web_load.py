@@ -6,9 +6,9 @@ process, and a ``kill -9`` of the server in the middle of them.
 
 It starts ``ninefold serve`` as a real process on a fresh SQLite file and plays
 `--games` games against level `--level` at once, each as a page does: it
-creates the game, listens to the game's WebSocket, and plays its first legal
-move whenever it is its turn. A game keeps its socket open, as a page does, and opens it again only when the
-server went away. Once the players have made `--kill-after` moves
+creates the game, listens to the game's WebSocket (one socket a game, kept
+open, opened again only when the server went away), and plays its first legal
+move whenever it is its turn. Once the players have made `--kill-after` moves
 in all (by default 10 a game: every game is under way) it kills the server
 with SIGKILL and starts it again on the same file and port; every client
 reconnects and goes on. At the end every game is read back and must be
@@ -42,7 +42,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx2 as httpx
 import typer
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
@@ -126,51 +125,96 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def request(client: httpx.AsyncClient, lat: Latencies, method: str, url: str,
-                  **kw) -> httpx.Response:
-    """A request, tried again while the server is down (the kill), for up to 60 s."""
-    end = time.monotonic() + 60
-    while True:
-        try:
-            answer = await client.request(method, url, **kw)
-            lat.requests += 1
-            return answer
-        except httpx.TransportError:
-            if time.monotonic() > end:
-                raise
-            lat.retries += 1
-            await asyncio.sleep(0.2)
+class Client:
+    """One game's HTTP/1.1 connection, kept alive, and as cheap as a client can be: the
+    clients share the machine's cores with the server (a general client such as httpx
+    spent as much CPU a request as the server itself). A request is tried again while
+    the server is down (the kill), for up to 60 s."""
+
+    def __init__(self, base: str, lat: Latencies) -> None:
+        self.host, port = base.removeprefix("http://").split(":")
+        self.port, self.lat = int(port), lat
+        self.token = ""
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.streams is not None:
+            self.streams[1].close()
+            self.streams = None
+
+    async def request(self, method: str, path: str, body: dict | None = None,
+                      ) -> tuple[int, dict]:
+        """The status and the JSON of `method` `path` with `body`."""
+        end = time.monotonic() + 60
+        while True:
+            try:
+                async with asyncio.timeout(60):
+                    answer = await self._once(method, path, body)
+                self.lat.requests += 1
+                return answer
+            except (OSError, asyncio.IncompleteReadError, TimeoutError):
+                self.close()
+                if time.monotonic() > end:
+                    raise
+                self.lat.retries += 1
+                await asyncio.sleep(0.2)
+
+    async def _once(self, method: str, path: str, body: dict | None) -> tuple[int, dict]:
+        if self.streams is None:
+            self.streams = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self.streams
+        data = b"" if body is None else json.dumps(body).encode()
+        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
+                f"Content-Length: {len(data)}\r\nContent-Type: application/json\r\n"
+                + (f"Authorization: Bearer {self.token}\r\n" if self.token else "") + "\r\n")
+        writer.write(head.encode() + data)
+        status = int((await reader.readuntil(b"\r\n")).split()[1])
+        length = 0
+        for line in (await reader.readuntil(b"\r\n\r\n")).split(b"\r\n"):
+            name, _, value = line.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        return status, json.loads(await reader.readexactly(length))
 
 
 async def play_one(base: str, level: int, lat: Latencies, started: asyncio.Event) -> str:
     """One game against the computer, as a page plays it; returns its id."""
-    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
-        r = await request(client, lat, "POST", "/api/games",
-                          json={"mode": "computer", "level": level, "side": "x"})
-        r.raise_for_status()
-        made = r.json()
-        gid, headers = made["game"]["id"], {"Authorization": f"Bearer {made['token']}"}
+    async with Client(base, lat) as client:
+        status, made = await client.request(
+            "POST", "/api/games", {"mode": "computer", "level": level, "side": "x"})
+        if status != 201:
+            raise RuntimeError(f"a new game: {status} {made}")
+        gid, client.token = made["game"]["id"], made["token"]
         started.set()
         view = made["game"]
         async with Watch(base, gid, lat) as watch:
             while view["result"] is None:
                 if view["turn"] == "x" and not view["thinking"]:
                     t0 = time.monotonic()
-                    r = await request(client, lat, "POST", f"/api/games/{gid}/moves",
-                                      json={"move": view["legal"][0], "ply": view["ply"]},
-                                      headers=headers)
-                    if r.status_code == 409:  # the server restarted between: read it again
-                        view = (await request(client, lat, "GET", f"/api/games/{gid}")).json()
+                    status, answer = await client.request(
+                        "POST", f"/api/games/{gid}/moves",
+                        {"move": view["legal"][0], "ply": view["ply"]})
+                    if status == 409:  # the server restarted between: read it again
+                        view = (await client.request("GET", f"/api/games/{gid}"))[1]
                         continue
-                    r.raise_for_status()
+                    if status != 200:
+                        raise RuntimeError(f"game {gid}: a move: {status} {answer}")
                     lat.moves.append(1000 * (time.monotonic() - t0))
-                    view = r.json()
+                    view = answer
                 if view["result"] is None:
                     t0 = time.monotonic()
                     view = await watch.until(view["ply"] + 1)
                     lat.answers.append(1000 * (time.monotonic() - t0))
                 t0 = time.monotonic()
-                (await request(client, lat, "GET", f"/api/games/{gid}")).raise_for_status()
+                status, _ = await client.request("GET", f"/api/games/{gid}")
+                if status != 200:
+                    raise RuntimeError(f"game {gid}: a read: {status}")
                 lat.reads.append(1000 * (time.monotonic() - t0))
         return gid
 
@@ -245,11 +289,12 @@ async def run(games: int, level: int, kill_after: int, server: Server, base: str
     outcomes = await asyncio.gather(*tasks, return_exceptions=True)
     wall = time.monotonic() - t0
     (server_cpu, workers_cpu), client_cpu = server.cpu(), time.process_time() - client_cpu
+    requests = lat.requests
     ids = [o for o in outcomes if isinstance(o, str)]
     bad = [str(o) for o in outcomes if not isinstance(o, str)]
-    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+    async with Client(base, lat) as client:
         for gid in ids:
-            view = (await client.get(f"/api/games/{gid}")).json()
+            view = (await client.request("GET", f"/api/games/{gid}"))[1]
             if view.get("result") is None or len(view["moves"]) < 9:
                 bad.append(gid)
     ref = statistics.median(lat.reads) if lat.reads else float("nan")
@@ -262,8 +307,8 @@ async def run(games: int, level: int, kill_after: int, server: Server, base: str
     print(line("player's move (POST)", lat.moves, ref))
     print(line("computer's answer", lat.answers, ref))
     print(line("read (GET, reference)", lat.reads, ref))
-    per = 1000 / max(1, lat.requests)
-    print(f"CPU time per request ({lat.requests} requests and socket openings): server "
+    per = 1000 / max(1, requests)
+    print(f"CPU time per request ({requests} requests and socket openings): server "
           f"{server_cpu * per:.2f} ms, client {client_cpu * per:.2f} ms; the computer's "
           f"workers {1000 * workers_cpu / max(1, len(lat.answers)):.2f} ms a move")
     if bad:
