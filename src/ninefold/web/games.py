@@ -37,6 +37,7 @@ from __future__ import annotations
 import enum
 import hmac
 import secrets
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from ninefold.platform.accounts import token_hash
@@ -92,13 +93,10 @@ class WebGame:
     _board: Board = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        """Build the position now once (the start or the opening, then the moves);
-        ValueError for an opening the rules do not have or a move that is illegal."""
-        board = (Board.from_position(self.start) if self.start else
-                 Board(self.rules, opening=self.opening))
-        for move in self.moves:
-            board.push(move)
-        self._board = board
+        """Build the position now once (the start or the opening, then the moves; from
+        the board last built for this game, if it is kept: `BOARDS`); ValueError for an
+        opening the rules do not have or a move that is illegal."""
+        self._board = BOARDS.build(self)
 
     @classmethod
     def new(cls, game_id: str, mode: Mode = Mode.COMPUTER, rules: Rules | str = "standard",
@@ -311,3 +309,54 @@ class WebGame:
             self.agreed_draw = True
         else:
             self.draw_offer = offering
+
+
+class KeptBoards:
+    """The boards last built for the `size` games read most recently, so that reading a
+    game again (every request reads its game) plays only the moves made since, or takes
+    back those taken back, instead of replaying the whole game. A board is always what
+    the game's rules, opening or start, and moves make; a kept one is copied in and out,
+    never shared.
+
+    >>> kept = KeptBoards(size=1)
+    >>> game = WebGame("g1", Mode.LOCAL, moves=[Move.parse("e5"), Move.parse("e4")])
+    >>> kept.build(game).status()
+    'X to move, in board 1 (d1-f3)'
+    >>> game.moves.pop()  # as if read again after a take-back: the kept board pops one
+    Move(board=4, cell=1)
+    >>> kept.build(game).status()
+    'O to move, in board 4 (d4-f6)'
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._kept: OrderedDict[str, tuple[tuple[Rules, str | None, str | None], list[Move],
+                                           Board]] = OrderedDict()
+
+    def build(self, game: WebGame) -> Board:
+        """`game`'s board now (from the start or the opening, then its moves)."""
+        base = (game.rules, game.opening, game.start)
+        kept = self._kept.pop(game.id, None)
+        if kept is not None and kept[0] == base:
+            _, done, board = kept
+            board = board.copy()
+            same = 0
+            for a, b in zip(done, game.moves, strict=False):
+                if a != b:
+                    break
+                same += 1
+            for _ in range(len(done) - same):
+                board.pop()
+        else:
+            board = (Board.from_position(game.start) if game.start else
+                     Board(game.rules, opening=game.opening))
+            same = 0
+        for move in game.moves[same:]:
+            board.push(move)
+        self._kept[game.id] = (base, list(game.moves), board.copy())
+        if len(self._kept) > self.size:
+            self._kept.popitem(last=False)
+        return board
+
+
+BOARDS = KeptBoards(size=1024)  # the games of this process (a board is a few kB)

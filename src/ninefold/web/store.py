@@ -64,6 +64,7 @@ COLUMNS = (  # what `_row` writes
     "rules", "opening", "moves", "ply", "seats", "level", "resigned", "draw_offer",
     "agreed_draw", "clock", "left_ms", "running_since", "flagged", "start")
 ID_BYTES = 6  # a game's id: 8 URL-safe characters
+SQUARES = {str(m): m for m in map(Move.from_action, range(81))}  # a stored move, unparsed
 
 
 class GameStore:
@@ -169,7 +170,7 @@ def _game(row: tuple[Any, ...]) -> WebGame:
     (gid, created, mode, changes, rules, opening, moves, _ply, seats, level, resigned,
      draw_offer, agreed, clock, left_ms, running_since, flagged, start) = row
     game = WebGame(gid, Mode(mode), Rules.parse(rules), opening,
-                   [Move.parse(m) for m in moves.split()], json.loads(seats), level,
+                   [SQUARES[m] for m in moves.split()], json.loads(seats), level,
                    _mark(resigned), _mark(draw_offer), bool(agreed), created, changes,
                    WebTimeControl(**json.loads(clock)) if clock else None,
                    json.loads(left_ms) if left_ms else {}, running_since, _mark(flagged),

@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Discriminator, Field, Tag
 
-from ninefold.rules import Board, Move, Outcome
+from ninefold.rules import Board, Mark, Move, Outcome
 from ninefold.web.games import WebGame
 from ninefold.web.notation import maybe_side, side
 
@@ -182,6 +182,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 # --- from games and boards to answers -------------------------------------------------
 
+_CELL: dict[Mark | None, Literal["x", "o", ""]] = {None: "", Mark.X: "x", Mark.O: "o"}
+
 
 def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -> GameView:
     """`game` as everyone sees it, with the sides `token` holds (`thinking`: the computer
@@ -228,9 +230,15 @@ def position_view(board: Board) -> PositionView:
 
 
 def small_boards(board: Board, allowed: set[int]) -> list[SmallBoard]:
-    """The nine small boards of `board`; the side to move may play in those in `allowed`."""
-    return [SmallBoard(cells=["" if c is None else side(c) for c in board.small_board(b)],
-                       owner=_owner(board, b), allowed=b in allowed) for b in range(9)]
+    """The nine small boards of `board`; the side to move may play in those in `allowed`.
+
+    >>> boards = small_boards(Board(), {4})
+    >>> boards[4].cells == [""] * 9, boards[4].owner, boards[4].allowed, boards[0].allowed
+    (True, '', True, False)
+    """
+    cells = [_CELL[c] for c in board.cells]
+    return [SmallBoard(cells=cells[9 * b:9 * b + 9], owner=_owner(board, b, cells),
+                       allowed=b in allowed) for b in range(9)]
 
 
 def replay(title: str, x: str, o: str, board: Board, moves: list[Move], opening_plies: int,
@@ -254,11 +262,13 @@ def _last(board: Board) -> str | None:
     return str(board.move_stack[-1]) if board.move_stack else None
 
 
-def _owner(board: Board, b: int) -> Literal["x", "o", "draw", ""]:
+def _owner(board: Board, b: int, cells: list[Literal["x", "o", ""]],
+           ) -> Literal["x", "o", "draw", ""]:
+    """Who won small board `b` (`cells`: the board's cells as `small_boards` writes them)."""
     owner = board.owners[b]
     if owner is not None:
         return side(owner)
-    return "draw" if board.is_full(b) else ""
+    return "" if "" in cells[9 * b:9 * b + 9] else "draw"
 
 
 def _status(game: WebGame, board: Board, outcome: Outcome | None) -> str:
