@@ -39,10 +39,32 @@ class Hub:
         self.thinking: dict[str, asyncio.Task[None]] = {}
         self.timers: dict[str, asyncio.Task[None]] = {}  # a running clock's flag fall
         self.watchers: dict[str, set[WebSocket]] = {}
+        self.views: dict[str, GameView] = {}  # each watched game's last view (no clock)
 
     def view(self, game: WebGame, token: str | None = None) -> GameView:
-        """`game` as everyone sees it now, with the sides `token` holds."""
-        return game_view(game, token, thinking=game.id in self.thinking)
+        """`game` as everyone sees it now, with the sides `token` holds. A watched game's
+        view is built once a version (a game with a clock's, every time: its times run):
+        the pages read the game their socket just brought."""
+        thinking = game.id in self.thinking
+        view = self.views.get(game.id)
+        if (view is None or view.version != game.changes or view.thinking != thinking
+                or game.clock is not None):
+            view = game_view(game, thinking=thinking)
+            if game.id in self.watchers and game.clock is None:
+                self.views[game.id] = view
+        return yours(view, game, token)
+
+    def watch(self, game_id: str, ws: WebSocket) -> None:
+        """Send `ws` every change of the game from now on."""
+        self.watchers.setdefault(game_id, set()).add(ws)
+
+    def unwatch(self, game_id: str, ws: WebSocket) -> None:
+        """`ws` is gone: forget it (and, with no page left watching, the game's view)."""
+        watching = self.watchers.get(game_id, set())
+        watching.discard(ws)
+        if not watching:
+            self.watchers.pop(game_id, None)
+            self.views.pop(game_id, None)
 
     async def changed(self, game: WebGame, token: str | None = None) -> GameView:
         """After a change is stored: let the computer move if it is its turn, tell every
@@ -82,7 +104,7 @@ class Hub:
             try:
                 await ws.send_text(data)
             except Exception:  # a page gone: forget it
-                watching.discard(ws)
+                self.unwatch(view.id, ws)
 
     async def _computer_moves(self, game_id: str) -> None:
         try:

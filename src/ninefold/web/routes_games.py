@@ -29,7 +29,6 @@ from ninefold.web.errors import GameError, IllegalMove, Stale
 from ninefold.web.games import Mode, WebGame
 from ninefold.web.hub import Hub
 from ninefold.web.notation import read_start
-from ninefold.web.store import GameStore
 from ninefold.web.time_control import CLOCKS, WebTimeControl
 from ninefold.web.views import (
     ERRORS,
@@ -44,10 +43,11 @@ from ninefold.web.views import (
 router = APIRouter()
 
 
-async def change(store: GameStore, hub: Hub, game_id: str, tok: str | None,
-                 act: Callable[[WebGame], None]) -> GameView:
+async def change(hub: Hub, game_id: str, tok: str | None, act: Callable[[WebGame], None],
+                 ) -> GameView:
     """Load the game, let `act` change it (it raises `GameError` to refuse), store it
     if no other request changed it meanwhile, and answer its view."""
+    store = hub.store
     game = store.get(game_id)
     changes = game.changes
     if game.settle(time.time()):  # a time ran out before this request came
@@ -70,7 +70,8 @@ def _clock(req: NewGame) -> WebTimeControl | None:
 
 
 @router.post("/api/games", response_model=Created, status_code=201, responses=ERRORS)
-async def new_game(req: NewGame, store: Store, hub: Live) -> Created:
+async def new_game(req: NewGame, hub: Live) -> Created:
+    store = hub.store
     mode = Mode(req.mode)
     side = req.side if req.side != "random" else random.choice(["x", "o"])
     opening = req.opening.strip() if req.opening else None
@@ -95,8 +96,8 @@ async def new_game(req: NewGame, store: Store, hub: Live) -> Created:
 
 
 @router.get("/api/games/{game_id}", response_model=GameView, responses=ERRORS)
-async def get_game(game_id: str, tok: Token, store: Store, hub: Live) -> GameView:
-    return hub.view(store.get(game_id), tok)
+async def get_game(game_id: str, tok: Token, hub: Live) -> GameView:
+    return hub.view(hub.store.get(game_id), tok)
 
 
 @router.get("/api/games/{game_id}/record", response_class=PlainTextResponse,
@@ -112,8 +113,7 @@ async def get_record(game_id: str, store: Store) -> str:
 
 
 @router.post("/api/games/{game_id}/moves", response_model=GameView, responses=ERRORS)
-async def play(game_id: str, req: MoveRequest, tok: Token, store: Store, hub: Live,
-               ) -> GameView:
+async def play(game_id: str, req: MoveRequest, tok: Token, hub: Live) -> GameView:
     def move(game: WebGame) -> None:
         try:
             square = Move.parse(req.move)
@@ -121,42 +121,42 @@ async def play(game_id: str, req: MoveRequest, tok: Token, store: Store, hub: Li
             raise IllegalMove(str(exc)) from None
         game.play(square, tok, req.ply, time.time())
 
-    return await change(store, hub, game_id, tok, move)
+    return await change(hub, game_id, tok, move)
 
 
 @router.post("/api/games/{game_id}/undo", response_model=GameView, responses=ERRORS)
-async def undo(game_id: str, req: PlyRequest, tok: Token, store: Store, hub: Live,
-               ) -> GameView:
+async def undo(game_id: str, req: PlyRequest, tok: Token, hub: Live) -> GameView:
     def take_back(game: WebGame) -> None:
         game.undo(tok, req.ply)
         task = hub.thinking.pop(game.id, None)
         if task is not None:  # the computer's search is for a position now gone
             task.cancel()
 
-    return await change(store, hub, game_id, tok, take_back)
+    return await change(hub, game_id, tok, take_back)
 
 
 @router.post("/api/games/{game_id}/resign", response_model=GameView, responses=ERRORS)
-async def resign(game_id: str, tok: Token, store: Store, hub: Live) -> GameView:
-    return await change(store, hub, game_id, tok,
+async def resign(game_id: str, tok: Token, hub: Live) -> GameView:
+    return await change(hub, game_id, tok,
                         lambda game: game.resign(tok, time.time()))
 
 
 @router.post("/api/games/{game_id}/draw", response_model=GameView, responses=ERRORS)
-async def draw(game_id: str, tok: Token, store: Store, hub: Live) -> GameView:
-    return await change(store, hub, game_id, tok,
+async def draw(game_id: str, tok: Token, hub: Live) -> GameView:
+    return await change(hub, game_id, tok,
                         lambda game: game.offer_draw(tok, time.time()))
 
 
 @router.websocket("/api/games/{game_id}/live")
-async def live(ws: WebSocket, game_id: str, store: Store, hub: Live) -> None:
+async def live(ws: WebSocket, game_id: str, hub: Live) -> None:
+    store = hub.store
     try:
         store.get(game_id)
     except GameError:
         await ws.close(code=4404, reason="no such game")
         return
     await ws.accept()
-    hub.watchers.setdefault(game_id, set()).add(ws)
+    hub.watch(game_id, ws)
     try:
         # read the game only now that every later change is sent here too: a change
         # between a read before and the watching would never reach this page
@@ -167,4 +167,4 @@ async def live(ws: WebSocket, game_id: str, store: Store, hub: Live) -> None:
     except WebSocketDisconnect:
         pass
     finally:
-        hub.watchers.get(game_id, set()).discard(ws)
+        hub.unwatch(game_id, ws)

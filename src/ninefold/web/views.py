@@ -183,6 +183,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 # --- from games and boards to answers -------------------------------------------------
 
 _CELL: dict[Mark | None, Literal["x", "o", ""]] = {None: "", Mark.X: "x", Mark.O: "o"}
+_NAMES = [str(Move.from_action(a)) for a in range(81)]  # each square's name, by action
 
 
 def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -> GameView:
@@ -194,13 +195,14 @@ def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -
     return GameView(
         id=game.id, version=game.changes, mode=game.mode.value, rules=game.rules.name,
         opening=game.opening, level=game.level, position=board.position(), start=game.start,
-        moves=[str(m) for m in game.moves],
-        opening_moves=[str(m) for m in board.move_stack[:board.ply - game.ply]],
+        moves=[_NAMES[m.action] for m in game.moves],
+        opening_moves=[_NAMES[m.action] for m in board.move_stack[:board.ply - game.ply]],
         ply=game.ply, turn=None if over else side(board.turn),
         anywhere=not over and board.target is None,
         boards=small_boards(board, set() if over else set(board.open_boards())),
-        legal=[] if over else [str(m) for m in board.legal_moves], last=_last(board),
-        status=_status(game, board, outcome), result=outcome.result() if outcome else None,
+        legal=[] if over else [_NAMES[m.action] for m in board.legal_moves],
+        last=_last(board), status=_status(game, board, outcome),
+        result=outcome.result() if outcome else None,
         winner=maybe_side(outcome.winner if outcome else None),
         termination=str(outcome.termination) if outcome else None,
         computer=maybe_side(game.computer_side()), thinking=thinking,
