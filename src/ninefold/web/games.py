@@ -315,8 +315,8 @@ class KeptBoards:
     """The boards last built for the `size` games read most recently, so that reading a
     game again (every request reads its game) plays only the moves made since, or takes
     back those taken back, instead of replaying the whole game. A board is always what
-    the game's rules, opening or start, and moves make; a kept one is copied in and out,
-    never shared.
+    the game's rules, opening or start, and moves make; the kept one is never handed
+    out, only copies of it.
 
     >>> kept = KeptBoards(size=1)
     >>> game = WebGame("g1", Mode.LOCAL, moves=[Move.parse("e5"), Move.parse("e4")])
@@ -336,15 +336,12 @@ class KeptBoards:
     def build(self, game: WebGame) -> Board:
         """`game`'s board now (from the start or the opening, then its moves)."""
         base = (game.rules, game.opening, game.start)
-        kept = self._kept.pop(game.id, None)
+        kept = self._kept.pop(game.id, None)  # back only once it is the game's board
         if kept is not None and kept[0] == base:
             _, done, board = kept
-            board = board.copy()
-            same = 0
-            for a, b in zip(done, game.moves, strict=False):
-                if a != b:
-                    break
-                same += 1
+            same = min(len(done), len(game.moves))
+            if done[:same] != game.moves[:same]:  # (the same Move objects: no Python calls)
+                same = next(i for i, (a, b) in enumerate(zip(done, game.moves)) if a != b)
             for _ in range(len(done) - same):
                 board.pop()
         else:
@@ -353,10 +350,10 @@ class KeptBoards:
             same = 0
         for move in game.moves[same:]:
             board.push(move)
-        self._kept[game.id] = (base, list(game.moves), board.copy())
+        self._kept[game.id] = (base, list(game.moves), board)
         if len(self._kept) > self.size:
             self._kept.popitem(last=False)
-        return board
+        return board.copy()
 
 
 BOARDS = KeptBoards(size=1024)  # the games of this process (a board is a few kB)
