@@ -172,7 +172,8 @@ class WebGame:
         """The side the computer plays (computer games: the seat with no token)."""
         if self.mode is not Mode.COMPUTER:
             return None
-        return next((m for m in Mark if self.seats.get(side(m)) is None), None)
+        return Mark.X if self.seats.get("x") is None else (
+            Mark.O if self.seats.get("o") is None else None)
 
     def computer_to_move(self) -> bool:
         computer = self.computer_side()
@@ -341,7 +342,7 @@ class KeptBoards:
             _, done, board = kept
             same = min(len(done), len(game.moves))
             if done[:same] != game.moves[:same]:  # (the same Move objects: no Python calls)
-                same = next(i for i, (a, b) in enumerate(zip(done, game.moves)) if a != b)
+                same = next(i for i, a in enumerate(done) if a != game.moves[i])
             for _ in range(len(done) - same):
                 board.pop()
         else:

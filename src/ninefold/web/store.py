@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import secrets
 import sqlite3
@@ -69,6 +70,7 @@ COLUMNS = (  # what `_row` writes
     "agreed_draw", "clock", "left_ms", "running_since", "flagged", "start")
 ID_BYTES = 6  # a game's id: 8 URL-safe characters
 SQUARES = {str(m): m for m in map(Move.from_action, range(81))}  # a stored move, unparsed
+NAMES = {m: name for name, m in SQUARES.items()}  # and back
 
 
 class GameStore:
@@ -144,6 +146,9 @@ class GameStore:
 
 
 
+_rules = functools.lru_cache(maxsize=64)(Rules.parse)  # a game's rules, read once a process
+
+
 def _mark(side: str | None) -> Mark | None:
     return None if side is None else Mark[side.upper()]
 
@@ -151,7 +156,7 @@ def _mark(side: str | None) -> Mark | None:
 def _row(game: WebGame) -> tuple[Any, ...]:
     """The values of `COLUMNS` for `game`."""
     clock = None if game.clock is None else json.dumps(dataclasses.asdict(game.clock))
-    return (game.rules.name, game.opening, " ".join(str(m) for m in game.moves), game.ply,
+    return (game.rules.name, game.opening, " ".join(map(NAMES.__getitem__, game.moves)), game.ply,
             json.dumps(game.seats), game.level, maybe_side(game.resigned),
             maybe_side(game.draw_offer),
             int(game.agreed_draw), clock, json.dumps(game.left_ms) if clock else None,
@@ -161,7 +166,7 @@ def _row(game: WebGame) -> tuple[Any, ...]:
 def _game(row: tuple[Any, ...]) -> WebGame:
     (gid, created, mode, changes, rules, opening, moves, _ply, seats, level, resigned,
      draw_offer, agreed, clock, left_ms, running_since, flagged, start) = row
-    game = WebGame(gid, Mode(mode), Rules.parse(rules), opening,
+    game = WebGame(gid, Mode(mode), _rules(rules), opening,
                    [SQUARES[m] for m in moves.split()], json.loads(seats), level,
                    _mark(resigned), _mark(draw_offer), bool(agreed), created, changes,
                    WebTimeControl(**json.loads(clock)) if clock else None,
