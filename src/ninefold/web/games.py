@@ -3,9 +3,11 @@
 A `WebGame` is a board (rules, an opening, the moves since) with its seats;
 it keeps its `Board`, built once when the game is made or read and changed
 with every move and take-back, so asking about the position never replays
-the game. Each seat a person holds has a secret token; the server keeps only
-its SHA-256 (`ninefold.platform.accounts.token_hash`), and a request proves
-its seat by sending the token. Three kinds of game (`Mode`):
+the game; reading a game again builds its board from the one kept from its
+last read (`KeptBoards`), playing only the moves made since. Each seat a
+person holds has a secret token; the server keeps only its SHA-256
+(`ninefold.platform.accounts.token_hash`), and a request proves its seat by
+sending the token. Three kinds of game (`Mode`):
 
 - ``computer``: the creator holds one side, a level 1-10 player the other;
 - ``local``: two people on one device, one token for both sides;

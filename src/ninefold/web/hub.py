@@ -4,7 +4,14 @@ flag falls, and the pages watching each game (`Hub`).
 A route that stored a change calls `Hub.changed`: the computer starts its move
 if it is its turn (a task a game, its search in `ninefold.web.computer`), a
 running clock gets a timer for the moment the side to move's time runs out,
-and every page watching the game's WebSocket gets its new view.
+and every page watching the game's WebSocket gets its new view. That view is
+built once a change, for the watchers and the answer alike (`yours` adds the
+sides the asking token holds), and kept while pages watch the game, so their
+reads of the version their socket brought build none (`Hub.view`).
+
+Everything here runs on the event loop, the store's reads and writes too (in
+SQLite, tens of microseconds each: a thread hop would cost more); only the
+computer's searches run elsewhere.
 """
 
 from __future__ import annotations

@@ -9,8 +9,11 @@
   and nothing changed);
 - ``WS /api/games/{id}/live``: the game's view after every change.
 
-Each request reads the game once (its board built once) and a change is stored
-only if no other request changed the game meanwhile (`GameStore.save`).
+Each request reads the game once (its board built from the one kept from its
+last read: `ninefold.web.games.KeptBoards`) and a change is stored only if no
+other request changed the game meanwhile (`GameStore.save`). The routes get
+the hub alone (`dependencies.Live`: it holds the store), each a dependency
+fewer to solve per request.
 """
 
 from __future__ import annotations
