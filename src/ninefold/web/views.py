@@ -238,9 +238,10 @@ def small_boards(board: Board, allowed: set[int]) -> list[SmallBoard]:
     >>> boards[4].cells == [""] * 9, boards[4].owner, boards[4].allowed, boards[0].allowed
     (True, '', True, False)
     """
-    cells = [_CELL[c] for c in board.cells]
-    return [SmallBoard(cells=cells[9 * b:9 * b + 9], owner=_owner(board, b, cells),
-                       allowed=b in allowed) for b in range(9)]
+    cells = [_CELL[c] for c in board.cells]  # typed right by construction: not validated
+    return [SmallBoard.model_construct(cells=cells[9 * b:9 * b + 9],
+                                       owner=_owner(board, b, cells), allowed=b in allowed)
+            for b in range(9)]
 
 
 def replay(title: str, x: str, o: str, board: Board, moves: list[Move], opening_plies: int,
