@@ -6,7 +6,8 @@ process, and a ``kill -9`` of the server in the middle of them.
 
 It starts ``ninefold serve`` as a real process on a fresh SQLite file and plays
 `--games` games against level `--level` at once, each as a page does: it
-creates the game, listens to the game's WebSocket, and plays its first legal
+creates the game, listens to the game's WebSocket (one socket a game, kept
+open, opened again only when the server went away), and plays its first legal
 move whenever it is its turn. Once the players have made `--kill-after` moves
 in all (by default 10 a game: every game is under way) it kills the server
 with SIGKILL and starts it again on the same file and port; every client
@@ -17,12 +18,18 @@ It prints the latency of the players' move requests, of the computer's answers
 (from the move's answer to the socket's message with the computer's move),
 and of plain reads (``GET /api/games/ID``: the reference, in the same run),
 as median, 90th and 99th percentile and worst, and the ratio of each median
-to the reads'.
+to the reads'; then the CPU time each side spent per request (HTTP requests
+and socket openings): the server process's (all its threads, from
+``/proc/PID/stat``; less noisy than the latencies on a busy machine), its
+computer workers' per computer move, and this client's (the 50 clients share
+the machine's cores with the server: a client that costs as much as the
+server would measure itself).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -35,9 +42,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx2 as httpx
 import typer
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
 app = typer.Typer(add_completion=False)
@@ -50,6 +56,7 @@ class Latencies:
     answers: list[float] = field(default_factory=list)
     reads: list[float] = field(default_factory=list)
     retries: int = 0
+    requests: int = 0  # HTTP requests and socket openings answered
 
 
 class Server:
@@ -59,6 +66,27 @@ class Server:
         self.db = db
         self.port = 0
         self.proc: subprocess.Popen[str] | None = None
+        self.cpu_done = [0.0, 0.0]  # the server's and its workers' CPU s, in processes gone
+        self.cpu_from = [0.0, 0.0]  # the same, in the process now, when counting began
+
+    def cpu(self) -> list[float]:
+        """CPU seconds the server process (all its threads) and its computer workers
+        spent since `count_from`, in every server process started meanwhile."""
+        now = self._cpu_now()
+        return [d + n - f for d, n, f in zip(self.cpu_done, now, self.cpu_from, strict=True)]
+
+    def count_from(self) -> None:
+        """Count CPU time from now on."""
+        self.cpu_done, self.cpu_from = [0.0, 0.0], self._cpu_now()
+
+    def _cpu_now(self) -> list[float]:
+        if self.proc is None or self.proc.poll() is not None:
+            return [0.0, 0.0]
+        kids = []  # a worker's parent is the thread that started it: look in each
+        for task in Path(f"/proc/{self.proc.pid}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                kids += task.read_text().split()
+        return [proc_cpu(self.proc.pid), sum(proc_cpu(int(k)) for k in kids)]
 
     def start(self) -> str:
         self.proc = subprocess.Popen(
@@ -74,6 +102,8 @@ class Server:
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
+            self.cpu_done = self.cpu()
+            self.cpu_from = [0.0, 0.0]
             os.kill(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
 
@@ -86,70 +116,145 @@ class Server:
                 self.kill()
 
 
-async def request(client: httpx.AsyncClient, lat: Latencies, method: str, url: str,
-                  **kw) -> httpx.Response:
-    """A request, tried again while the server is down (the kill), for up to 60 s."""
-    end = time.monotonic() + 60
-    while True:
-        try:
-            return await client.request(method, url, **kw)
-        except httpx.TransportError:
-            if time.monotonic() > end:
-                raise
-            lat.retries += 1
-            await asyncio.sleep(0.2)
+def proc_cpu(pid: int) -> float:
+    """User and system CPU seconds of process `pid` (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Client:
+    """One game's HTTP/1.1 connection, kept alive, and as cheap as a client can be: the
+    clients share the machine's cores with the server (a general client such as httpx
+    spent as much CPU a request as the server itself). A request is tried again while
+    the server is down (the kill), for up to 60 s."""
+
+    def __init__(self, base: str, lat: Latencies) -> None:
+        self.host, port = base.removeprefix("http://").split(":")
+        self.port, self.lat = int(port), lat
+        self.token = ""
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.streams is not None:
+            self.streams[1].close()
+            self.streams = None
+
+    async def request(self, method: str, path: str, body: dict | None = None,
+                      ) -> tuple[int, dict]:
+        """The status and the JSON of `method` `path` with `body`."""
+        end = time.monotonic() + 60
+        while True:
+            try:
+                async with asyncio.timeout(60):
+                    answer = await self._once(method, path, body)
+                self.lat.requests += 1
+                return answer
+            except (OSError, asyncio.IncompleteReadError, TimeoutError):
+                self.close()
+                if time.monotonic() > end:
+                    raise
+                self.lat.retries += 1
+                await asyncio.sleep(0.2)
+
+    async def _once(self, method: str, path: str, body: dict | None) -> tuple[int, dict]:
+        if self.streams is None:
+            self.streams = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self.streams
+        data = b"" if body is None else json.dumps(body).encode()
+        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
+                f"Content-Length: {len(data)}\r\nContent-Type: application/json\r\n"
+                + (f"Authorization: Bearer {self.token}\r\n" if self.token else "") + "\r\n")
+        writer.write(head.encode() + data)
+        status = int((await reader.readuntil(b"\r\n")).split()[1])
+        length = 0
+        for line in (await reader.readuntil(b"\r\n\r\n")).split(b"\r\n"):
+            name, _, value = line.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        return status, json.loads(await reader.readexactly(length))
 
 
 async def play_one(base: str, level: int, lat: Latencies, started: asyncio.Event) -> str:
     """One game against the computer, as a page plays it; returns its id."""
-    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
-        r = await request(client, lat, "POST", "/api/games",
-                          json={"mode": "computer", "level": level, "side": "x"})
-        r.raise_for_status()
-        made = r.json()
-        gid, headers = made["game"]["id"], {"Authorization": f"Bearer {made['token']}"}
+    async with Client(base, lat) as client:
+        status, made = await client.request(
+            "POST", "/api/games", {"mode": "computer", "level": level, "side": "x"})
+        if status != 201:
+            raise RuntimeError(f"a new game: {status} {made}")
+        gid, client.token = made["game"]["id"], made["token"]
         started.set()
         view = made["game"]
-        while view["result"] is None:
-            if view["turn"] == "x" and not view["thinking"]:
+        async with Watch(base, gid, lat) as watch:
+            while view["result"] is None:
+                if view["turn"] == "x" and not view["thinking"]:
+                    t0 = time.monotonic()
+                    status, answer = await client.request(
+                        "POST", f"/api/games/{gid}/moves",
+                        {"move": view["legal"][0], "ply": view["ply"]})
+                    if status == 409:  # the server restarted between: read it again
+                        view = (await client.request("GET", f"/api/games/{gid}"))[1]
+                        continue
+                    if status != 200:
+                        raise RuntimeError(f"game {gid}: a move: {status} {answer}")
+                    lat.moves.append(1000 * (time.monotonic() - t0))
+                    view = answer
+                if view["result"] is None:
+                    t0 = time.monotonic()
+                    view = await watch.until(view["ply"] + 1)
+                    lat.answers.append(1000 * (time.monotonic() - t0))
                 t0 = time.monotonic()
-                r = await request(client, lat, "POST", f"/api/games/{gid}/moves",
-                                  json={"move": view["legal"][0], "ply": view["ply"]},
-                                  headers=headers)
-                if r.status_code == 409:  # the server restarted between: read it again
-                    view = (await request(client, lat, "GET", f"/api/games/{gid}")).json()
-                    continue
-                r.raise_for_status()
-                lat.moves.append(1000 * (time.monotonic() - t0))
-                view = r.json()
-            if view["result"] is None:
-                t0 = time.monotonic()
-                view = await computer_answer(base, client, lat, gid, view["ply"] + 1)
-                lat.answers.append(1000 * (time.monotonic() - t0))
-            t0 = time.monotonic()
-            (await request(client, lat, "GET", f"/api/games/{gid}")).raise_for_status()
-            lat.reads.append(1000 * (time.monotonic() - t0))
+                status, _ = await client.request("GET", f"/api/games/{gid}")
+                if status != 200:
+                    raise RuntimeError(f"game {gid}: a read: {status}")
+                lat.reads.append(1000 * (time.monotonic() - t0))
         return gid
 
 
-async def computer_answer(base: str, client: httpx.AsyncClient, lat: Latencies, gid: str,
-                          ply: int) -> dict:
-    """The game once the computer has moved (or the game ended), from its socket; the
-    socket is opened again if the server went away."""
-    url = base.replace("http", "ws", 1) + f"/api/games/{gid}/live"
-    end = time.monotonic() + ANSWER_WAIT_S
-    while True:
-        if time.monotonic() > end:
-            raise RuntimeError(f"game {gid}: move {ply} never came ({ANSWER_WAIT_S} s)")
-        try:
-            async with asyncio.timeout(end - time.monotonic()), connect(url, open_timeout=10) as ws:
-                async for message in ws:
-                    view = json.loads(message)
-                    if (view["ply"] >= ply and not view["thinking"]) or view["result"]:
-                        return view
-        except (TimeoutError, OSError, WebSocketException):
-            lat.retries += 1
-            await asyncio.sleep(0.2)
+class Watch:
+    """A game's socket, kept open as a page keeps it, and opened again if the server
+    went away."""
+
+    def __init__(self, base: str, gid: str, lat: Latencies) -> None:
+        self.url = base.replace("http", "ws", 1) + f"/api/games/{gid}/live"
+        self.gid, self.lat = gid, lat
+        self.ws: ClientConnection | None = None
+
+    async def __aenter__(self) -> Watch:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+
+    async def until(self, ply: int) -> dict:
+        """The game once the computer has moved (its view at `ply` or later, not thinking)
+        or the game ended."""
+        end = time.monotonic() + ANSWER_WAIT_S
+        while True:
+            if time.monotonic() > end:
+                raise RuntimeError(f"game {self.gid}: move {ply} never came ({ANSWER_WAIT_S} s)")
+            try:
+                async with asyncio.timeout(end - time.monotonic()):
+                    if self.ws is None:
+                        self.ws = await connect(self.url, open_timeout=10)
+                        self.lat.requests += 1
+                    while True:
+                        view = json.loads(await self.ws.recv())
+                        if (view["ply"] >= ply and not view["thinking"]) or view["result"]:
+                            return view
+            except (TimeoutError, OSError, WebSocketException):
+                self.ws = None
+                self.lat.retries += 1
+                await asyncio.sleep(0.2)
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -166,7 +271,8 @@ def line(name: str, xs: list[float], ref: float) -> str:
 async def run(games: int, level: int, kill_after: int, server: Server, base: str) -> int:
     lat = Latencies()
     started = [asyncio.Event() for _ in range(games)]
-    t0 = time.monotonic()
+    t0, client_cpu = time.monotonic(), time.process_time()
+    server.count_from()
     tasks = [asyncio.create_task(play_one(base, level, lat, s)) for s in started]
     killed = ""
     if kill_after > 0:
@@ -182,11 +288,13 @@ async def run(games: int, level: int, kill_after: int, server: Server, base: str
                   f"{time.monotonic() - t_kill:.1f} s")
     outcomes = await asyncio.gather(*tasks, return_exceptions=True)
     wall = time.monotonic() - t0
+    (server_cpu, workers_cpu), client_cpu = server.cpu(), time.process_time() - client_cpu
+    requests = lat.requests
     ids = [o for o in outcomes if isinstance(o, str)]
     bad = [str(o) for o in outcomes if not isinstance(o, str)]
-    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+    async with Client(base, lat) as client:
         for gid in ids:
-            view = (await client.get(f"/api/games/{gid}")).json()
+            view = (await client.request("GET", f"/api/games/{gid}"))[1]
             if view.get("result") is None or len(view["moves"]) < 9:
                 bad.append(gid)
     ref = statistics.median(lat.reads) if lat.reads else float("nan")
@@ -199,6 +307,10 @@ async def run(games: int, level: int, kill_after: int, server: Server, base: str
     print(line("player's move (POST)", lat.moves, ref))
     print(line("computer's answer", lat.answers, ref))
     print(line("read (GET, reference)", lat.reads, ref))
+    per = 1000 / max(1, requests)
+    print(f"CPU time per request ({requests} requests and socket openings): server "
+          f"{server_cpu * per:.2f} ms, client {client_cpu * per:.2f} ms; the computer's "
+          f"workers {1000 * workers_cpu / max(1, len(lat.answers)):.2f} ms a move")
     if bad:
         print(f"NOT finished or not whole: {', '.join(bad)}")
     return 1 if bad else 0

@@ -205,6 +205,25 @@ def test_the_live_socket_sends_the_game_after_each_change(client):
         assert seen["ply"] == 1 and seen["last"] == "e5" and seen["you"] == []
 
 
+def test_a_watched_game_is_viewed_once_a_version(client):
+    made = new(client, mode="local")
+    gid, token = made["game"]["id"], made["token"]
+    hub = client.app.state.hub
+    with client.websocket_connect(f"/api/games/{gid}/live") as ws:
+        assert ws.receive_json()["ply"] == 0
+        client.post(f"/api/games/{gid}/moves", json={"move": "e5", "ply": 0}, headers=auth(token))
+        seen = ws.receive_json()
+        kept = hub.views[gid]
+        mine = client.get(f"/api/games/{gid}", headers=auth(token)).json()
+        theirs = client.get(f"/api/games/{gid}").json()
+        assert hub.views[gid] is kept  # the reads built no view of their own
+        assert theirs == seen and mine == {**seen, "you": ["x", "o"]}
+    end = time.monotonic() + 10  # the page gone, the server forgets the game's view
+    while gid in hub.views and time.monotonic() < end:
+        time.sleep(0.01)
+    assert gid not in hub.views and gid not in hub.watchers
+
+
 def test_after_a_restart_the_computer_plays_the_move_it_owed(db, computer):
     from ninefold.rules import Mark
     from ninefold.web.games import Mode, WebGame

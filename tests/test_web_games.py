@@ -60,3 +60,30 @@ def test_a_game_read_back_has_its_board(tmp_path) -> None:
     back.play(next(iter(back.board.legal_moves)), tokens["x"], back.ply)
     store.save(back, back.changes)
     assert store.get(game.id).board == back.board
+
+
+def test_a_game_read_again_builds_its_board_from_the_kept_one(tmp_path) -> None:
+    """`KeptBoards`: each read plays only the moves since the last (or takes back those
+    gone), yet every board read is the one its moves make, and no two reads share one."""
+    store = GameStore(tmp_path / "web.sqlite")
+    game, tokens = WebGame.new(store.new_id(), Mode.LOCAL, opening="53271")
+    store.add(game)
+    first, second = store.get(game.id), store.get(game.id)
+    assert first.board is not second.board and first.board == second.board
+    first.board.push(next(iter(first.board.legal_moves)))  # a reader's own copy
+    assert store.get(game.id).board == replayed(game)
+    for _ in range(5):  # moves, then reads: each builds on the kept board
+        back = store.get(game.id)
+        back.play(next(iter(back.board.legal_moves)), tokens["x"], back.ply)
+        store.save(back, back.changes)
+        assert store.get(game.id).board == replayed(back)
+    back = store.get(game.id)
+    back.undo(tokens["x"], back.ply)  # a take-back: the kept board pops
+    store.save(back, back.changes)
+    assert store.get(game.id).board == replayed(back)
+    other = store.get(game.id)  # another writer put other moves at the same ply
+    other.undo(tokens["x"], other.ply)
+    other.play(list(other.board.legal_moves)[-1], tokens["x"], other.ply)
+    store.save(other, other.changes)
+    again = store.get(game.id)
+    assert again.moves == other.moves and again.board == replayed(other)

@@ -171,6 +171,7 @@ def board_span(board: int) -> str:
 # --- the grid: the 81 squares as text -------------------------------------------------
 
 _MARKS = {"x": Mark.X, "o": Mark.O}
+_READING_ORDER = [[Move.from_xy(x, y).action for x in range(9)] for y in range(9)]  # rows
 
 
 def grid_text(cells: list[Mark | None]) -> str:
@@ -181,10 +182,10 @@ def grid_text(cells: list[Mark | None]) -> str:
     '9/9/9/9/4x4/9/9/9/9'
     """
     rows = []
-    for y in range(9):
+    for actions in _READING_ORDER:
         row, empties = "", 0
-        for x in range(9):
-            mark = cells[Move.from_xy(x, y).action]
+        for action in actions:
+            mark = cells[action]
             if mark is None:
                 empties += 1
                 continue

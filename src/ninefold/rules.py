@@ -83,6 +83,7 @@ from ninefold.variants import (
 )
 
 _CHAR = {None: ".", X: "x", O: "o"}
+_MOVES = [Move.from_action(a) for a in range(81)]  # by action: moves are values, made once
 _MARK = {"x": X, "o": O}
 START = "standard 9/9/9/9/9/9/9/9/9 x - ........."
 
@@ -477,7 +478,7 @@ class LegalMoves:
         for b in self._board.open_boards():
             for c in range(9):
                 if cells[9 * b + c] is None:
-                    yield Move(b, c)
+                    yield _MOVES[9 * b + c]
 
     def __len__(self) -> int:
         cells = self._board.cells

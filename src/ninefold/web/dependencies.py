@@ -1,9 +1,11 @@
 """What the web board's routes are given (FastAPI dependencies): the game store and the
 hub that `ninefold.web.app.create_app` keeps on ``app.state``, and the seat token a
-request sends.
+request sends. Each is an ``async def``: FastAPI runs a plain ``def`` dependency in a
+thread, a hop per dependency per request for what is an attribute read.
 
->>> seat_token("Bearer abc"), seat_token("Basic abc"), seat_token(None)
-('abc', None, None)
+>>> import asyncio
+>>> [asyncio.run(seat_token(h)) for h in ("Bearer abc", "Basic abc", None)]
+['abc', None, None]
 """
 
 from __future__ import annotations
@@ -17,20 +19,20 @@ from ninefold.web.hub import Hub
 from ninefold.web.store import GameStore
 
 
-def seat_token(authorization: Annotated[str | None, Header()] = None) -> str | None:
+async def seat_token(authorization: Annotated[str | None, Header()] = None) -> str | None:
     """The seat token of ``Authorization: Bearer TOKEN`` (None: a spectator)."""
     if authorization and authorization.lower().startswith("bearer "):
         return authorization[7:].strip() or None
     return None
 
 
-def game_store(conn: HTTPConnection) -> GameStore:
+async def game_store(conn: HTTPConnection) -> GameStore:
     """The app's games (``app.state.store``)."""
     store: GameStore = conn.app.state.store
     return store
 
 
-def hub(conn: HTTPConnection) -> Hub:
+async def hub(conn: HTTPConnection) -> Hub:
     """The app's computer moves, clocks and watchers (``app.state.hub``)."""
     found: Hub = conn.app.state.hub
     return found

@@ -3,9 +3,11 @@
 A `WebGame` is a board (rules, an opening, the moves since) with its seats;
 it keeps its `Board`, built once when the game is made or read and changed
 with every move and take-back, so asking about the position never replays
-the game. Each seat a person holds has a secret token; the server keeps only
-its SHA-256 (`ninefold.platform.accounts.token_hash`), and a request proves
-its seat by sending the token. Three kinds of game (`Mode`):
+the game; reading a game again builds its board from the one kept from its
+last read (`KeptBoards`), playing only the moves made since. Each seat a
+person holds has a secret token; the server keeps only its SHA-256
+(`ninefold.platform.accounts.token_hash`), and a request proves its seat by
+sending the token. Three kinds of game (`Mode`):
 
 - ``computer``: the creator holds one side, a level 1-10 player the other;
 - ``local``: two people on one device, one token for both sides;
@@ -37,6 +39,7 @@ from __future__ import annotations
 import enum
 import hmac
 import secrets
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from ninefold.platform.accounts import token_hash
@@ -92,13 +95,10 @@ class WebGame:
     _board: Board = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        """Build the position now once (the start or the opening, then the moves);
-        ValueError for an opening the rules do not have or a move that is illegal."""
-        board = (Board.from_position(self.start) if self.start else
-                 Board(self.rules, opening=self.opening))
-        for move in self.moves:
-            board.push(move)
-        self._board = board
+        """Build the position now once (the start or the opening, then the moves; from
+        the board last built for this game, if it is kept: `BOARDS`); ValueError for an
+        opening the rules do not have or a move that is illegal."""
+        self._board = BOARDS.build(self)
 
     @classmethod
     def new(cls, game_id: str, mode: Mode = Mode.COMPUTER, rules: Rules | str = "standard",
@@ -174,7 +174,8 @@ class WebGame:
         """The side the computer plays (computer games: the seat with no token)."""
         if self.mode is not Mode.COMPUTER:
             return None
-        return next((m for m in Mark if self.seats.get(side(m)) is None), None)
+        return Mark.X if self.seats.get("x") is None else (
+            Mark.O if self.seats.get("o") is None else None)
 
     def computer_to_move(self) -> bool:
         computer = self.computer_side()
@@ -311,3 +312,51 @@ class WebGame:
             self.agreed_draw = True
         else:
             self.draw_offer = offering
+
+
+class KeptBoards:
+    """The boards last built for the `size` games read most recently, so that reading a
+    game again (every request reads its game) plays only the moves made since, or takes
+    back those taken back, instead of replaying the whole game. A board is always what
+    the game's rules, opening or start, and moves make; the kept one is never handed
+    out, only copies of it.
+
+    >>> kept = KeptBoards(size=1)
+    >>> game = WebGame("g1", Mode.LOCAL, moves=[Move.parse("e5"), Move.parse("e4")])
+    >>> kept.build(game).status()
+    'X to move, in board 1 (d1-f3)'
+    >>> game.moves.pop()  # as if read again after a take-back: the kept board pops one
+    Move(board=4, cell=1)
+    >>> kept.build(game).status()
+    'O to move, in board 4 (d4-f6)'
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._kept: OrderedDict[str, tuple[tuple[Rules, str | None, str | None], list[Move],
+                                           Board]] = OrderedDict()
+
+    def build(self, game: WebGame) -> Board:
+        """`game`'s board now (from the start or the opening, then its moves)."""
+        base = (game.rules, game.opening, game.start)
+        kept = self._kept.pop(game.id, None)  # back only once it is the game's board
+        if kept is not None and kept[0] == base:
+            _, done, board = kept
+            same = min(len(done), len(game.moves))
+            if done[:same] != game.moves[:same]:  # (the same Move objects: no Python calls)
+                same = next(i for i, a in enumerate(done) if a != game.moves[i])
+            for _ in range(len(done) - same):
+                board.pop()
+        else:
+            board = (Board.from_position(game.start) if game.start else
+                     Board(game.rules, opening=game.opening))
+            same = 0
+        for move in game.moves[same:]:
+            board.push(move)
+        self._kept[game.id] = (base, list(game.moves), board)
+        if len(self._kept) > self.size:
+            self._kept.popitem(last=False)
+        return board.copy()
+
+
+BOARDS = KeptBoards(size=1024)  # the games of this process (a board is a few kB)

@@ -4,9 +4,17 @@ flag falls, and the pages watching each game (`Hub`).
 A route that stored a change calls `Hub.changed`: the computer starts its move
 if it is its turn (a task a game, its search in `ninefold.web.computer`), a
 running clock gets a timer for the moment the side to move's time runs out,
-and every page watching the game's WebSocket gets its new view. With several
-processes on one PostgreSQL database, `ninefold.web.notify` hears the changes
-the others store and calls `Hub.changed_elsewhere`.
+and every page watching the game's WebSocket gets its new view. That view is
+built once a change, for the watchers and the answer alike (`yours` adds the
+sides the asking token holds), and kept while pages watch the game, so their
+reads of the version their socket brought build none (`Hub.view`). With
+several processes on one PostgreSQL database, `ninefold.web.notify` hears the
+changes the others store and calls `Hub.changed_elsewhere`.
+
+The store's reads and writes go through `GameStore.call`: on the event loop for
+SQLite (tens of microseconds each: a thread hop would cost more), in a thread
+for PostgreSQL (a round trip to a server); the computer's searches run in
+worker processes.
 """
 
 from __future__ import annotations
@@ -20,8 +28,15 @@ from fastapi import WebSocket
 from ninefold.web.computer import Computer
 from ninefold.web.errors import GameError
 from ninefold.web.games import WebGame
+from ninefold.web.notation import side
 from ninefold.web.store import GameStore
 from ninefold.web.views import GameView, game_view
+
+
+def yours(view: GameView, game: WebGame, token: str | None) -> GameView:
+    """`view` (as everyone sees `game`) with the sides `token` holds."""
+    you = [side(m) for m in game.seat_of(token)]
+    return view.model_copy(update={"you": you}) if you else view
 
 
 class Hub:
@@ -34,17 +49,42 @@ class Hub:
         self.thinking: dict[str, asyncio.Task[None]] = {}
         self.timers: dict[str, asyncio.Task[None]] = {}  # a running clock's flag fall
         self.watchers: dict[str, set[WebSocket]] = {}
+        self.views: dict[str, GameView] = {}  # each watched game's last view (no clock)
 
     def view(self, game: WebGame, token: str | None = None) -> GameView:
-        return game_view(game, token, thinking=game.id in self.thinking)
+        """`game` as everyone sees it now, with the sides `token` holds. A watched game's
+        view is built once a version (a game with a clock's, every time: its times run):
+        the pages read the game their socket just brought."""
+        thinking = game.id in self.thinking
+        view = self.views.get(game.id)
+        if (view is None or view.version != game.changes or view.thinking != thinking
+                or game.clock is not None):
+            view = game_view(game, thinking=thinking)
+            if game.id in self.watchers and game.clock is None:
+                self.views[game.id] = view
+        return yours(view, game, token)
 
-    async def changed(self, game: WebGame) -> None:
-        """After a change is stored: let the computer move if it is its turn, and tell
-        every page watching."""
+    def watch(self, game_id: str, ws: WebSocket) -> None:
+        """Send `ws` every change of the game from now on."""
+        self.watchers.setdefault(game_id, set()).add(ws)
+
+    def unwatch(self, game_id: str, ws: WebSocket) -> None:
+        """`ws` is gone: forget it (and, with no page left watching, the game's view)."""
+        watching = self.watchers.get(game_id, set())
+        watching.discard(ws)
+        if not watching:
+            self.watchers.pop(game_id, None)
+            self.views.pop(game_id, None)
+
+    async def changed(self, game: WebGame, token: str | None = None) -> GameView:
+        """After a change is stored: let the computer move if it is its turn, tell every
+        page watching, and answer the view (built once for all) with `token`'s sides."""
         if game.computer_to_move() and game.id not in self.thinking:
             self.thinking[game.id] = asyncio.create_task(self._computer_moves(game.id))
         self._watch_clock(game)
-        await self.broadcast(game)
+        view = self.view(game)
+        await self.broadcast(view)
+        return yours(view, game, token)
 
     def _watch_clock(self, game: WebGame) -> None:
         """Be there when the side to move's time runs out (even if no one asks)."""
@@ -57,11 +97,11 @@ class Hub:
 
     async def _flag_falls(self, game_id: str, deadline: float) -> None:
         await asyncio.sleep(max(0.0, deadline - time.time()))
-        game = await asyncio.to_thread(self.store.get, game_id)
+        game = await self.store.call(self.store.get, game_id)
         changes = game.changes
         with contextlib.suppress(GameError):  # a move came first: it set a new timer
             if game.settle(time.time()):
-                await asyncio.to_thread(self.store.save, game, changes)
+                await self.store.call(self.store.save, game, changes)
                 await self.changed(game)
 
     async def changed_elsewhere(self, game: WebGame) -> None:
@@ -69,30 +109,31 @@ class Hub:
         clock here too, and its view to the pages watching here (the computer, if it owes
         a move, thinks in the process that stored the change)."""
         self._watch_clock(game)
-        await self.broadcast(game, thinking=game.computer_to_move())
+        await self.broadcast(game_view(game, thinking=game.computer_to_move()))
 
-    async def broadcast(self, game: WebGame, thinking: bool | None = None) -> None:
-        view = self.view(game) if thinking is None else game_view(game, thinking=thinking)
-        data = view.model_dump(mode="json")
-        for ws in list(self.watchers.get(game.id, ())):
+    async def broadcast(self, view: GameView) -> None:
+        """Send `view` (as everyone sees it) to every page watching its game."""
+        watching = self.watchers.get(view.id)
+        if not watching:
+            return
+        data = view.model_dump_json()
+        for ws in list(watching):
             try:
-                await ws.send_json(data)
+                await ws.send_text(data)
             except Exception:  # a page gone: forget it
-                self.watchers.get(game.id, set()).discard(ws)
+                self.unwatch(view.id, ws)
 
     async def _computer_moves(self, game_id: str) -> None:
         try:
             async with self.store.claim(game_id):  # other processes: one searches it
-                game = await asyncio.to_thread(self.store.get, game_id)
+                game = await self.store.call(self.store.get, game_id)
                 if not game.computer_to_move() or game.level is None:
                     return
                 changes = game.changes
                 move = await self.computer.move(game.level, game.board)
-                game = await asyncio.to_thread(self.store.get, game_id)
-                if game.changes != changes:  # an undo meanwhile: for another position
-                    return
                 game.computer_plays(move)
-                await asyncio.to_thread(self.store.save, game, changes)
+                # Stale if an undo came meanwhile: the move is for a position gone
+                await self.store.call(self.store.save, game, changes)
         except GameError:
             return
         finally:
@@ -101,12 +142,13 @@ class Hub:
 
     async def resume(self) -> None:
         """At start-up: the computer moves in the games where it owes one."""
-        for game_id in await asyncio.to_thread(self.store.unfinished_computer_games):
-            game = await asyncio.to_thread(self.store.get, game_id)
+        call, store = self.store.call, self.store
+        for game_id in await call(store.unfinished_computer_games):
+            game = await call(store.get, game_id)
             if game.computer_to_move():
                 await self.changed(game)
-        for game_id in await asyncio.to_thread(self.store.running_clocks):
-            self._watch_clock(await asyncio.to_thread(self.store.get, game_id))
+        for game_id in await call(store.running_clocks):
+            self._watch_clock(await call(store.get, game_id))
 
     async def close(self) -> None:
         for task in [*self.thinking.values(), *self.timers.values()]:

@@ -9,13 +9,15 @@
   and nothing changed);
 - ``WS /api/games/{id}/live``: the game's view after every change.
 
-Each request reads the game once (its board built once) and a change is stored
-only if no other request changed the game meanwhile (`GameStore.save`).
+Each request reads the game once (its board built from the one kept from its
+last read: `ninefold.web.games.KeptBoards`) and a change is stored only if no
+other request changed the game meanwhile (`GameStore.save`). The routes get
+the hub alone (`dependencies.Live`: it holds the store), each a dependency
+fewer to solve per request.
 """
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from collections.abc import Callable
@@ -30,7 +32,6 @@ from ninefold.web.errors import GameError, IllegalMove, Stale
 from ninefold.web.games import Mode, WebGame
 from ninefold.web.hub import Hub
 from ninefold.web.notation import read_start
-from ninefold.web.store import GameStore
 from ninefold.web.time_control import CLOCKS, WebTimeControl
 from ninefold.web.views import (
     ERRORS,
@@ -45,28 +46,20 @@ from ninefold.web.views import (
 router = APIRouter()
 
 
-async def load(store: GameStore, game_id: str) -> WebGame:
-    """The game `game_id`, read off the event loop (`NotFound` if there is none)."""
-    return await asyncio.to_thread(store.get, game_id)
-
-
-async def change(store: GameStore, hub: Hub, game_id: str, tok: str | None,
-                 act: Callable[[WebGame], None]) -> GameView:
+async def change(hub: Hub, game_id: str, tok: str | None, act: Callable[[WebGame], None],
+                 ) -> GameView:
     """Load the game, let `act` change it (it raises `GameError` to refuse), store it
     if no other request changed it meanwhile, and answer its view."""
-    game = await load(store, game_id)
+    store = hub.store
+    game = await store.call(store.get, game_id)
     changes = game.changes
     if game.settle(time.time()):  # a time ran out before this request came
-        await _save(store, hub, game, changes)
+        await store.call(store.save, game, changes)
+        await hub.changed(game)
         raise Stale(f"{game.flagged}'s time ran out")
     act(game)
-    await _save(store, hub, game, changes)
-    return hub.view(game, tok)
-
-
-async def _save(store: GameStore, hub: Hub, game: WebGame, changes: int) -> None:
-    await asyncio.to_thread(store.save, game, changes)
-    await hub.changed(game)
+    await store.call(store.save, game, changes)
+    return await hub.changed(game, tok)
 
 
 def _clock(req: NewGame) -> WebTimeControl | None:
@@ -80,7 +73,8 @@ def _clock(req: NewGame) -> WebTimeControl | None:
 
 
 @router.post("/api/games", response_model=Created, status_code=201, responses=ERRORS)
-async def new_game(req: NewGame, store: Store, hub: Live) -> Created:
+async def new_game(req: NewGame, hub: Live) -> Created:
+    store = hub.store
     mode = Mode(req.mode)
     side = req.side if req.side != "random" else random.choice(["x", "o"])
     opening = req.opening.strip() if req.opening else None
@@ -94,25 +88,25 @@ async def new_game(req: NewGame, store: Store, hub: Live) -> Created:
                                    _clock(req), start)
     except ValueError as exc:
         raise IllegalMove(str(exc)) from None
-    await asyncio.to_thread(store.add, game)
-    await hub.changed(game)
     mine = tokens["x"] if side == "x" else tokens["o"]
+    await store.call(store.add, game)
+    view = await hub.changed(game, mine)
     links = Links(play=f"/g/{game.id}#t={mine}", watch=f"/g/{game.id}")
     if mode is Mode.ONLINE:
         other = tokens["o"] if side == "x" else tokens["x"]
         links.invite = f"/g/{game.id}#t={other}"
-    return Created(game=hub.view(game, mine), token=mine, links=links)
+    return Created(game=view, token=mine, links=links)
 
 
 @router.get("/api/games/{game_id}", response_model=GameView, responses=ERRORS)
-async def get_game(game_id: str, tok: Token, store: Store, hub: Live) -> GameView:
-    return hub.view(await load(store, game_id), tok)
+async def get_game(game_id: str, tok: Token, hub: Live) -> GameView:
+    return hub.view(await hub.store.call(hub.store.get, game_id), tok)
 
 
 @router.get("/api/games/{game_id}/record", response_class=PlainTextResponse,
             responses=ERRORS)
 async def get_record(game_id: str, store: Store) -> str:
-    game = await load(store, game_id)
+    game = await store.call(store.get, game_id)
     record = Game.from_board(game.board, Event=f"ninefold web game {game.id}")
     outcome = game.outcome()
     if outcome is not None and game.board.outcome() is None:
@@ -122,8 +116,7 @@ async def get_record(game_id: str, store: Store) -> str:
 
 
 @router.post("/api/games/{game_id}/moves", response_model=GameView, responses=ERRORS)
-async def play(game_id: str, req: MoveRequest, tok: Token, store: Store, hub: Live,
-               ) -> GameView:
+async def play(game_id: str, req: MoveRequest, tok: Token, hub: Live) -> GameView:
     def move(game: WebGame) -> None:
         try:
             square = Move.parse(req.move)
@@ -131,50 +124,50 @@ async def play(game_id: str, req: MoveRequest, tok: Token, store: Store, hub: Li
             raise IllegalMove(str(exc)) from None
         game.play(square, tok, req.ply, time.time())
 
-    return await change(store, hub, game_id, tok, move)
+    return await change(hub, game_id, tok, move)
 
 
 @router.post("/api/games/{game_id}/undo", response_model=GameView, responses=ERRORS)
-async def undo(game_id: str, req: PlyRequest, tok: Token, store: Store, hub: Live,
-               ) -> GameView:
+async def undo(game_id: str, req: PlyRequest, tok: Token, hub: Live) -> GameView:
     def take_back(game: WebGame) -> None:
         game.undo(tok, req.ply)
         task = hub.thinking.pop(game.id, None)
         if task is not None:  # the computer's search is for a position now gone
             task.cancel()
 
-    return await change(store, hub, game_id, tok, take_back)
+    return await change(hub, game_id, tok, take_back)
 
 
 @router.post("/api/games/{game_id}/resign", response_model=GameView, responses=ERRORS)
-async def resign(game_id: str, tok: Token, store: Store, hub: Live) -> GameView:
-    return await change(store, hub, game_id, tok,
+async def resign(game_id: str, tok: Token, hub: Live) -> GameView:
+    return await change(hub, game_id, tok,
                         lambda game: game.resign(tok, time.time()))
 
 
 @router.post("/api/games/{game_id}/draw", response_model=GameView, responses=ERRORS)
-async def draw(game_id: str, tok: Token, store: Store, hub: Live) -> GameView:
-    return await change(store, hub, game_id, tok,
+async def draw(game_id: str, tok: Token, hub: Live) -> GameView:
+    return await change(hub, game_id, tok,
                         lambda game: game.offer_draw(tok, time.time()))
 
 
 @router.websocket("/api/games/{game_id}/live")
-async def live(ws: WebSocket, game_id: str, store: Store, hub: Live) -> None:
+async def live(ws: WebSocket, game_id: str, hub: Live) -> None:
+    store = hub.store
     try:
-        await load(store, game_id)
+        await store.call(store.get, game_id)
     except GameError:
         await ws.close(code=4404, reason="no such game")
         return
     await ws.accept()
-    hub.watchers.setdefault(game_id, set()).add(ws)
+    hub.watch(game_id, ws)
     try:
         # read the game only now that every later change is sent here too: a change
         # between a read before and the watching would never reach this page
-        game = await load(store, game_id)
-        await ws.send_json(hub.view(game).model_dump(mode="json"))
+        game = await store.call(store.get, game_id)
+        await ws.send_text(hub.view(game).model_dump_json())
         while True:
             await ws.receive_text()  # nothing is read: the page only listens
     except WebSocketDisconnect:
         pass
     finally:
-        hub.watchers.get(game_id, set()).discard(ws)
+        hub.unwatch(game_id, ws)

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -22,7 +21,7 @@ router = APIRouter()
 
 @router.get("/api/games/{game_id}/replay", response_model=Replay, responses=ERRORS)
 async def game_replay(game_id: str, store: Store) -> Replay:
-    game = await asyncio.to_thread(store.get, game_id)
+    game = await store.call(store.get, game_id)
     board = game.board
     outcome = game.outcome()
     computer = game.computer_side()

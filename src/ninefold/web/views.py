@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Discriminator, Field, Tag
 
 from ninefold.moves import board_span
-from ninefold.rules import Board, Move, Outcome
+from ninefold.rules import Board, Mark, Move, Outcome
 from ninefold.web.games import WebGame
 from ninefold.web.notation import maybe_side, side
 
@@ -184,6 +184,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 # --- from games and boards to answers -------------------------------------------------
 
+_CELL: dict[Mark | None, Literal["x", "o", ""]] = {None: "", Mark.X: "x", Mark.O: "o"}
+_NAMES = [str(Move.from_action(a)) for a in range(81)]  # each square's name, by action
+
 
 def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -> GameView:
     """`game` as everyone sees it, with the sides `token` holds (`thinking`: the computer
@@ -194,13 +197,14 @@ def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -
     return GameView(
         id=game.id, version=game.changes, mode=game.mode.value, rules=game.rules.name,
         opening=game.opening, level=game.level, position=board.position(), start=game.start,
-        moves=[str(m) for m in game.moves],
-        opening_moves=[str(m) for m in board.move_stack[:board.ply - game.ply]],
+        moves=[_NAMES[m.action] for m in game.moves],
+        opening_moves=[_NAMES[m.action] for m in board.move_stack[:board.ply - game.ply]],
         ply=game.ply, turn=None if over else side(board.turn),
         anywhere=not over and board.target is None,
         boards=small_boards(board, set() if over else set(board.open_boards())),
-        legal=[] if over else [str(m) for m in board.legal_moves], last=_last(board),
-        status=_status(game, board, outcome), result=outcome.result() if outcome else None,
+        legal=[] if over else [_NAMES[m.action] for m in board.legal_moves],
+        last=_last(board), status=_status(game, board, outcome),
+        result=outcome.result() if outcome else None,
         winner=maybe_side(outcome.winner if outcome else None),
         termination=str(outcome.termination) if outcome else None,
         computer=maybe_side(game.computer_side()), thinking=thinking,
@@ -230,9 +234,16 @@ def position_view(board: Board) -> PositionView:
 
 
 def small_boards(board: Board, allowed: set[int]) -> list[SmallBoard]:
-    """The nine small boards of `board`; the side to move may play in those in `allowed`."""
-    return [SmallBoard(cells=["" if c is None else side(c) for c in board.small_board(b)],
-                       owner=_owner(board, b), allowed=b in allowed) for b in range(9)]
+    """The nine small boards of `board`; the side to move may play in those in `allowed`.
+
+    >>> boards = small_boards(Board(), {4})
+    >>> boards[4].cells == [""] * 9, boards[4].owner, boards[4].allowed, boards[0].allowed
+    (True, '', True, False)
+    """
+    cells = [_CELL[c] for c in board.cells]  # typed right by construction: not validated
+    return [SmallBoard.model_construct(cells=cells[9 * b:9 * b + 9],
+                                       owner=_owner(board, b, cells), allowed=b in allowed)
+            for b in range(9)]
 
 
 def replay(title: str, x: str, o: str, board: Board, moves: list[Move], opening_plies: int,
@@ -256,11 +267,13 @@ def _last(board: Board) -> str | None:
     return str(board.move_stack[-1]) if board.move_stack else None
 
 
-def _owner(board: Board, b: int) -> Literal["x", "o", "draw", ""]:
+def _owner(board: Board, b: int, cells: list[Literal["x", "o", ""]],
+           ) -> Literal["x", "o", "draw", ""]:
+    """Who won small board `b` (`cells`: the board's cells as `small_boards` writes them)."""
     owner = board.owners[b]
     if owner is not None:
         return side(owner)
-    return "draw" if board.is_full(b) else ""
+    return "" if "" in cells[9 * b:9 * b + 9] else "draw"
 
 
 def _status(game: WebGame, board: Board, outcome: Outcome | None) -> str:
