@@ -5,8 +5,10 @@ Each control a page shows (every ``a[href]``, ``button``, ``select``, ``input`` 
 bindings lists them in ``data-keys`` (the pages fill it from their key tables). A
 test reaches a control through `control` and presses a bound key through `key`;
 `controls_with_tests` reads those calls out of the test modules' source, so the check
-(`test_web_controls.py`) knows which controls have a test whichever tests a run
-selects, and fails naming any control, key or unnamed element without one.
+(`assert_every_control_tested`, called by test_web_controls.py for the web board's pages
+and by test_platform_browser.py for the contest platform's) knows which controls have a
+test whichever tests a run selects, and fails naming any control, key or unnamed
+element without one.
 """
 
 from __future__ import annotations
@@ -55,3 +57,13 @@ def controls_with_tests() -> set[str]:
         names |= {f"key {scope}:{k}" for scope, k in
                   re.findall(r"\bkey\(\w+, \"([\w-]+)\", \"(\w+)\"\)", text)}
     return names
+
+
+def assert_every_control_tested(page: Page, where: str, dynamic: frozenset[str] = frozenset()) -> None:
+    """Every control and key binding `page` shows now (and the `dynamic` ones, which it
+    shows only with data the run has none of) is named and has a test; `where` names
+    the page in the failure."""
+    shown, unnamed = listed(page)
+    assert unnamed == [], f"{where}: controls without a data-control name: {unnamed}"
+    untested = sorted((shown | dynamic) - controls_with_tests())
+    assert untested == [], f"{where}: controls without a test: {untested}"

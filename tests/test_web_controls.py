@@ -1,8 +1,9 @@
 """Every button, link, field and key binding of the web board's pages is exercised by a
 test that checks its effect (`controls.controls_with_tests`); the last test lists the controls the
 pages show in the browser and fails naming any without a test. The controls reached
-here are those no other module's test reaches (see `controls`); the contest pages'
-controls are checked in test_platform_browser.py's run."""
+here are those no other module's test reaches (see `controls`); the contest platform's
+pages (its contests, a contest, a bot, a game in the viewer) are listed and their
+controls exercised in test_platform_browser.py, on a server with the platform."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import re
 
 import pytest
 from conftest import chromium_missing
-from controls import control, controls_with_tests, key, listed
+from controls import assert_every_control_tested, control, key
 from needs import require
 from playwright.sync_api import Page, expect
 
@@ -19,7 +20,7 @@ require("Debian's chromium", chromium_missing(), module=True)
 # controls a page makes only from data this module's server has none of: an arena
 # game's link (test_web_browser.py's arena tests) and a line's first move (its slow
 # analysis test)
-DYNAMIC = {"arena-game", "line-move"}
+DYNAMIC = frozenset({"arena-game", "line-move"})
 
 
 def local_game(page: Page, server: str, moves: tuple[str, ...] = ()) -> None:
@@ -178,7 +179,4 @@ def test_every_control_and_key_of_every_page_has_a_test(page: Page, server: str,
     else:
         page.goto(server + address)
         page.wait_for_load_state("networkidle")
-    shown, unnamed = listed(page)
-    assert unnamed == [], "controls without a data-control name"
-    untested = sorted((shown | (DYNAMIC if address == "/" else set())) - controls_with_tests())
-    assert untested == [], f"{address}: controls without a test"
+    assert_every_control_tested(page, address, DYNAMIC if address == "/" else frozenset())

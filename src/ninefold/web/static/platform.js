@@ -25,7 +25,12 @@ function el(tag, props = {}, ...children) {
   for (const child of children) node.append(child);
   return node;
 }
-const link = (href, text) => el("a", { href }, text);
+// a control: `node` with its stable name (data-control, what the browser tests reach it by)
+function named(control, node) {
+  node.dataset.control = control;
+  return node;
+}
+const link = (control, href, text) => named(control, el("a", { href }, text));
 const when = (t) => (t ? new Date(t * 1000).toLocaleString() : "");
 
 // --- the account -------------------------------------------------------------------
@@ -34,7 +39,7 @@ async function loadMe() {
   const box = $("account");
   box.replaceChildren();
   if (me) {
-    const out = el("button", { type: "button", textContent: "Log out" });
+    const out = named("log-out", el("button", { type: "button", textContent: "Log out" }));
     out.addEventListener("click", async () => { await api("/api/platform/logout", { method: "POST" }); location.reload(); });
     box.append(`${me.name}${me.admin ? " (admin)" : ""} `, out);
   }
@@ -57,7 +62,7 @@ async function showContests() {
   $("contests").hidden = false;
   const list = await api("/api/platform/contests");
   $("contest-list").replaceChildren(...list.map((c) => el("li", {},
-    link(`/platform/c/${c.name}`, c.title || c.name),
+    link("contest-link", `/platform/c/${c.name}`, c.title || c.name),
     ` (${c.protocol}, ${c.rules} rules${c.time_control ? ", " + c.time_control : ""})`)));
   if (!list.length) $("contest-list").append(el("li", { textContent: "No contest yet." }));
   $("new-contest").hidden = !(me && me.admin);
@@ -72,8 +77,8 @@ $("new-contest").addEventListener("submit", async (event) => {
 
 function gameItem(g) {
   const result = g.status === "done" ? `${g.result} (${g.reason})` : g.status;
-  return el("li", {}, link(`/platform-game/${g.id}`, `${g.ranked ? "Game" : "Test game"} ${g.id}`), ": ",
-    link(`/platform/bot/${g.x_bot}`, g.x), " – ", link(`/platform/bot/${g.o_bot}`, g.o),
+  return el("li", {}, link("game", `/platform-game/${g.id}`, `${g.ranked ? "Game" : "Test game"} ${g.id}`), ": ",
+    link("game-bot", `/platform/bot/${g.x_bot}`, g.x), " – ", link("game-bot", `/platform/bot/${g.o_bot}`, g.o),
     `, ${result}, ${g.plies} moves`);
 }
 
@@ -90,7 +95,7 @@ async function showContest(name) {
     (c.opens ? ` Opens ${when(c.opens)}.` : "") + (c.closes ? ` Closes ${when(c.closes)}.` : "") +
     (board.final ? ` Final standings, stored ${when(c.frozen)}.` : "");
   document.querySelector("[data-testid=leaderboard] tbody").replaceChildren(...board.rows.map((r) =>
-    el("tr", {}, el("td", { textContent: r.rank }), el("td", {}, link(`/platform/bot/${r.bot}`, r.name)),
+    el("tr", {}, el("td", { textContent: r.rank }), el("td", {}, link("leaderboard-bot", `/platform/bot/${r.bot}`, r.name)),
       el("td", { textContent: r.owner }), el("td", { textContent: `v${r.version}` }),
       el("td", { textContent: r.language }), el("td", { textContent: r.score.toFixed(2) }),
       el("td", { textContent: r.mu.toFixed(2) }), el("td", { textContent: r.sigma.toFixed(2) }),
@@ -98,8 +103,8 @@ async function showContest(name) {
   $("upload").hidden = !me;
   languages ??= await api("/api/platform/languages");
   $("starters").replaceChildren(...languages.flatMap((lang, i) => [i ? ", " : "",
-    el("a", { href: `/api/platform/contests/${encodeURIComponent(name)}/starters/${lang}`,
-      download: "", textContent: lang })]));
+    named("starter", el("a", { href: `/api/platform/contests/${encodeURIComponent(name)}/starters/${lang}`,
+      download: "", textContent: lang }))]));
   const games = await api(`/api/platform/games?contest=${encodeURIComponent(name)}&limit=20`);
   $("contest-games").replaceChildren(...games.games.map(gameItem));
   clearTimeout(timer);
@@ -121,7 +126,7 @@ async function showBot(id) {
   $("bot").hidden = false;
   const bot = await api(`/api/platform/bots/${id}`);
   $("bot-title").textContent = bot.name;
-  $("bot-info").replaceChildren(`by ${bot.owner} in `, link(`/platform/c/${bot.contest}`, bot.contest),
+  $("bot-info").replaceChildren(`by ${bot.owner} in `, link("bot-contest", `/platform/c/${bot.contest}`, bot.contest),
     `; ${bot.ratings.length} rated games`);
   $("bot-plot").src = `/api/platform/bots/${id}/rating.png?n=${bot.ratings.length}`;
   $("versions").replaceChildren(...bot.versions.slice().reverse().map((v) => {
@@ -139,7 +144,7 @@ async function showBot(id) {
   $("bot-games").replaceChildren(...games.games.map((g) => {
     const item = gameItem(g);
     if (bot.mine) {
-      const logs = el("button", { type: "button", textContent: "stderr" });
+      const logs = named("stderr", el("button", { type: "button", textContent: "stderr" }));
       logs.addEventListener("click", async () => {
         const l = await api(`/api/platform/games/${g.id}/logs`);
         item.append(el("pre", { textContent: [l.x_log && `X:\n${l.x_log}`, l.o_log && `O:\n${l.o_log}`].filter(Boolean).join("\n") || "(empty)" }));
@@ -159,12 +164,13 @@ async function testGamesForm(bot) {
   $("test-games")?.remove();
   const board = await api(`/api/platform/contests/${encodeURIComponent(bot.contest)}`);
   const option = (value, text) => el("option", { value, textContent: text });
-  const version = el("select", { name: "version" }, ...bot.versions
-    .filter((v) => ["active", "retired"].includes(v.status)).map((v) => option(v.id, `v${v.number}`)));
-  const opponent = el("select", { name: "opponent" }, ...board.rows.map((r) => option(r.bot, r.name)));
+  const version = named("test-version", el("select", { name: "version" }, ...bot.versions
+    .filter((v) => ["active", "retired"].includes(v.status)).map((v) => option(v.id, `v${v.number}`))));
+  const opponent = named("test-opponent", el("select", { name: "opponent" },
+    ...board.rows.map((r) => option(r.bot, r.name))));
   const form = el("form", { id: "test-games" }, el("h3", { textContent: "Test games (unranked)" }),
     el("label", {}, "Version ", version), " ", el("label", {}, "against ", opponent), " ",
-    el("button", { type: "submit", textContent: "Play two test games" }));
+    named("test-games", el("button", { type: "submit", textContent: "Play two test games" })));
   form.dataset.bot = String(bot.id);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
