@@ -59,7 +59,8 @@ def controls_with_tests() -> set[str]:
     return names
 
 
-def assert_every_control_tested(page: Page, where: str, dynamic: frozenset[str] = frozenset()) -> None:
+def assert_every_control_tested(page: Page, where: str,
+                                dynamic: frozenset[str] = frozenset()) -> None:
     """Every control and key binding `page` shows now (and the `dynamic` ones, which it
     shows only with data the run has none of) is named and has a test; `where` names
     the page in the failure."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,14 @@ def platform_server(tmp_path_factory):
     stop_server(proc)
 
 
+def accessible(page: Page) -> None:
+    """No serious or critical axe-core violation on `page` as it is now, in the dark
+    colour scheme and the light one (the page is left light)."""
+    for scheme in ("dark", "light"):
+        page.emulate_media(color_scheme=scheme)
+        assert_accessible(page)
+
+
 def log_in(page: Page, base: str, name: str) -> None:
     page.goto(base + "/platform")
     control(page, "auth-name").fill(name)
@@ -87,7 +96,7 @@ def test_sign_up_upload_and_watch_the_first_ranked_game(page: Page, platform_ser
     control(page, "nav-platform").click()
     expect(page).to_have_url(base + "/platform")
     expect(page.locator("#auth")).to_be_visible()
-    assert_accessible(page)
+    accessible(page)
     control(page, "auth-name").fill("newcomer")
     control(page, "auth-password").fill(PASSWORD)
     control(page, "sign-up").click()
@@ -108,21 +117,21 @@ def test_sign_up_upload_and_watch_the_first_ranked_game(page: Page, platform_ser
     page.wait_for_function("(() => { const img = document.getElementById('bot-plot');"
                            " return img.complete && !img.src.endsWith('n=0'); })()")
     page.screenshot(path=str(shots / "web_platform_bot.png"), full_page=True)
-    assert_accessible(page)
+    accessible(page)
     control(page, "game").and_(page.get_by_text(re.compile(r"^Game"))).first.click()
-    expect(page).to_have_url(re.compile(r"/platform-game/\d+$"))
+    expect(page).to_have_url(re.compile(r"/platform-game/\d+(\?ply=\d+)?$"))
     expect(page.get_by_test_id("status")).to_contain_text("(ply ")
     key(page, "viewer", "Home")
     expect(page.get_by_test_id("status")).to_contain_text("Start (ply 0 of")
     key(page, "viewer", "End")
     expect(page.locator(".cell.x").first).to_be_visible()
     page.screenshot(path=str(shots / "web_platform_game.png"))
-    assert_accessible(page)
+    accessible(page)
     assert_every_control_tested(page, "a platform game in the viewer")
     page.goto(base + "/platform/c/cup")
     expect(page.get_by_test_id("leaderboard")).to_contain_text("mybot")
     page.screenshot(path=str(shots / "web_platform.png"), full_page=True)
-    assert_accessible(page)
+    accessible(page)
 
 
 def test_log_in_refused_then_accepted_and_log_out(page: Page, platform_server: Platform):
@@ -153,7 +162,7 @@ def test_the_admin_creates_a_contest_as_the_form_describes_it(page: Page,
     log_in(page, base, "boss")
     expect(page.get_by_test_id("account")).to_contain_text("(admin)")
     expect(page.locator("#new-contest")).to_be_visible()
-    assert_accessible(page)
+    accessible(page)
     assert_every_control_tested(page, "/platform as an admin")
     control(page, "contest-name").fill("open-cup")
     control(page, "contest-title").fill("The Open Cup")
@@ -169,6 +178,13 @@ def test_the_admin_creates_a_contest_as_the_form_describes_it(page: Page,
     expect(page).to_have_url(base + "/platform/c/open-cup")
     expect(page.locator("#contest-info")).to_contain_text(
         "aigames protocol, open-boards rules, clock bank=5000,inc=200, openings none")
+    closed = page.request.put(base + "/api/platform/contests/open-cup/times",
+                              data={"opens": None, "closes": time.time() - 1})
+    assert closed.ok, closed.text()
+    # the page refreshes itself: the scheduler stores the closed contest's final standings
+    expect(page.locator("#contest-info")).to_contain_text("Final standings, stored",
+                                                          timeout=30_000)
+    accessible(page)
 
 
 def test_the_contest_page_links_its_bots_games_and_starter_bots(page: Page,
@@ -188,13 +204,13 @@ def test_the_contest_page_links_its_bots_games_and_starter_bots(page: Page,
     expect(page).to_have_url(base + "/platform/c/cup")
     games = page.get_by_test_id("contest-games")
     expect(games.locator("li").first).to_be_visible(timeout=GAMES_COME)
-    assert_accessible(page)
+    accessible(page)
     assert_every_control_tested(page, "a contest's page")
     control(page, "game-bot").and_(page.get_by_text("bossbot")).first.click()
     expect(page.locator("#bot-title")).to_have_text("bossbot")
     page.go_back()
     control(page, "game").first.click()
-    expect(page).to_have_url(re.compile(r"/platform-game/\d+$"))
+    expect(page).to_have_url(re.compile(r"/platform-game/\d+(\?ply=\d+)?$"))
     expect(page.get_by_test_id("status")).to_contain_text("(ply ")
 
 
@@ -205,7 +221,7 @@ def test_a_bot_page_as_its_author_plays_test_games_and_shows_stderr(page: Page,
     page.goto(f"{base}/platform/bot/{platform_server.rival_bot}")
     games = page.get_by_test_id("bot-games")
     expect(games.locator("li").first).to_be_visible(timeout=GAMES_COME)
-    assert_accessible(page)
+    accessible(page)
     assert_every_control_tested(page, "a bot's page as its author")
     control(page, "test-version").select_option(label="v1")
     control(page, "test-opponent").select_option(label="bossbot")
@@ -226,5 +242,5 @@ def test_a_bot_page_as_someone_else_has_no_author_controls(page: Page,
     expect(page.locator("#bot-info")).to_contain_text("by rival in cup")
     expect(control(page, "stderr")).to_have_count(0)
     expect(control(page, "test-games")).to_have_count(0)
-    assert_accessible(page)
+    accessible(page)
     assert_every_control_tested(page, "a bot's page as someone else")
