@@ -1,7 +1,10 @@
 """Accessibility checked by a tool: axe-core (`accessibility.assert_accessible`) finds no
 serious or critical violation on any page of the web board, in the light and the dark
-colour scheme. The pages with arena games, online seats and the platform are checked
-where their tests open them (test_web_browser.py, test_platform_browser.py)."""
+colour scheme. The pages with arena games and online seats are checked where their
+tests open them (test_web_browser.py); the contest platform's pages in each state its
+tests visit (signed out and in, an admin, a contest open and closed, a bot's page as its
+author and as someone else, a game in the viewer), in both schemes, by
+test_platform_browser.py."""
 
 from __future__ import annotations
 
