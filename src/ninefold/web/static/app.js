@@ -167,18 +167,22 @@ function whyNot(view, sq) {
       : "boards " + open.join(", ")}.`;
 }
 
-let sending = false;  // one move request at a time (a double click sends one)
+// One move request from a version at a time (a double click sends one). The live
+// socket may bring the change before the request's answer: the next move is then
+// from a newer version, and goes.
+let sendingFrom = null;
 
 async function play(move) {
-  if (sending || !canMove()) return;
-  sending = true;
+  if (sendingFrom === game.version || !canMove()) return;
+  const from = game.version;
+  sendingFrom = from;
   try {
     showError("");
     show(await api(`/api/games/${game.id}/moves`, { move, ply: game.ply }));
   } catch (err) {
     showError(err.message);
   } finally {
-    sending = false;
+    if (sendingFrom === from) sendingFrom = null;
   }
 }
 

@@ -18,15 +18,14 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("contests") as batch:
-        batch.add_column(sa.Column("opens", sa.Float))
-        batch.add_column(sa.Column("closes", sa.Float))
-        batch.add_column(sa.Column("frozen", sa.Float))
-    with op.batch_alter_table("versions") as batch:
-        batch.add_column(sa.Column("spec", sa.String(200)))
-    with op.batch_alter_table("games") as batch:
-        batch.add_column(sa.Column("ranked", sa.Boolean, nullable=False,
-                                   server_default=sa.true()))
+    # plain ADD COLUMNs (SQLite and PostgreSQL both have them): a batch would reflect the
+    # tables, and SQLAlchemy warns on stderr that it cannot reflect the expression index
+    # on users' names, which a server's first line of output then is
+    for column in ("opens", "closes", "frozen"):
+        op.add_column("contests", sa.Column(column, sa.Float))
+    op.add_column("versions", sa.Column("spec", sa.String(200)))
+    op.add_column("games", sa.Column("ranked", sa.Boolean, nullable=False,
+                                     server_default=sa.true()))
     op.create_table(
         "final_standings",
         sa.Column("contest_id", sa.Integer, nullable=False),
