@@ -54,12 +54,15 @@ def start_server(web_db: Path, url: str) -> tuple[subprocess.Popen[bytes], str]:
     proc = subprocess.Popen([*NINEFOLD, "serve", "--port", "0", "--db", str(web_db),
                              "--platform", url], stderr=subprocess.PIPE)
     assert proc.stderr is not None
-    line = proc.stderr.readline().decode()
-    found = re.search(r"http://[\d.]+:\d+", line)
-    if not found:
-        proc.kill()
-        raise SystemExit(f"the server did not start: {line.strip()}")
-    return proc, found.group(0)
+    seen = []
+    for raw in proc.stderr:  # its address, after any warnings (until it ends, if it fails)
+        line = raw.decode(errors="replace")
+        found = re.search(r"http://[\d.]+:\d+", line)
+        if found:
+            return proc, found.group(0)
+        seen.append(line.strip())
+    proc.kill()
+    raise SystemExit(f"the server did not start: {' / '.join(seen[-3:])}")
 
 
 def upload_bots(base: str, url: str, bots: int) -> None:
