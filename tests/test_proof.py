@@ -12,7 +12,7 @@ from ninefold import kernel
 from ninefold.cli import app
 from ninefold.moves import LINES, SYMMETRIES, has_line
 from ninefold.proof.certificate import CertificateError, check, read, write
-from ninefold.proof.search import NotProved, key, paper_guide, prove
+from ninefold.proof.search import NotProved, key, paper_guide, prove, soonest
 from ninefold.rules import Board, Move
 
 # X to move, a forced win 11 plies deep (found from the end of a random game)
@@ -105,6 +105,16 @@ def test_a_forced_win_near_the_end_is_proved_and_its_certificate_checks() -> Non
     assert (report.root, report.positions, report.longest, report.unused) == (NEAR_END, 49, 11, 0)
 
 
+def test_the_soonest_win_is_searched_two_plies_at_a_time() -> None:
+    board = Board.from_position(NEAR_END)
+    marks = sum(c is not None for c in board.cells)
+    strategy, plies = soonest(board, within=marks + 15)
+    assert plies == 11
+    assert check(write(strategy.moves, strategy.root).splitlines()).longest == 11
+    with pytest.raises(NotProved):
+        prove(board, max_plies=marks + 9)
+
+
 def test_no_proof_where_o_holds() -> None:
     with pytest.raises(NotProved):
         prove(Board("open-boards"), max_expansions=50)
@@ -183,6 +193,8 @@ def test_prove_writes_a_certificate_that_prove_check_accepts(tmp_path) -> None:
     assert "positions 49, longest forced line 11 plies" in text
     result = runner.invoke(app, ["prove", "--check", str(out)])
     assert result.exit_code == 0 and "longest forced line 11 plies" in result.output
+    result = runner.invoke(app, ["prove", "--position", NEAR_END, "--shortest"])
+    assert "the soonest found within 11" in " ".join(result.output.split())
     lines = out.read_text().splitlines()
     out.write_text("\n".join(lines[:4] + lines[5:]) + "\n")  # one O reply's line removed
     result = runner.invoke(app, ["prove", "--check", str(out)])

@@ -79,8 +79,9 @@ def canonical(s: np.ndarray, squares: np.ndarray, masks: np.ndarray) -> np.ndarr
 
 
 def key(s: np.ndarray) -> bytes:
-    """The transposition table's key of a kernel state: the same for all its symmetric images."""
-    return canonical(s, SQUARES, MASKS).tobytes()
+    """The transposition table's key of a kernel state: the same for all its symmetric images
+    (48 bytes: every field of a state fits 16 bits)."""
+    return canonical(s, SQUARES, MASKS).astype(np.int16).tobytes()
 
 
 CORNERS = (0, 2, 6, 8)
@@ -122,11 +123,12 @@ class _Search:
     """One df-pn search: the table maps a key to [proof number, disproof number]."""
 
     def __init__(self, flags: int, guide: Guide, progress: Progress | None,
-                 max_expansions: int | None) -> None:
+                 max_expansions: int | None, max_plies: int) -> None:
         self.flags = flags
         self.guide = guide
         self.progress = progress
         self.max_expansions = max_expansions
+        self.max_plies = max_plies
         self.table: dict[bytes, list[int]] = {}
         self.expansions = 0
         self.start = time.process_time()
@@ -153,11 +155,15 @@ class _Search:
         return out
 
     def leaf(self, s: np.ndarray) -> list[int]:
-        """First proof and disproof numbers of a new position."""
+        """First proof and disproof numbers of a new position: exact where the game is
+        over, X wins at once, O wins at once or X cannot win within `max_plies`."""
         result = s[kernel.RESULT]
         if result >= 0:
             return [0, INFINITE] if result == 1 + int(X) else [INFINITE, 0]
         x_moves = s[kernel.SIDE] == int(X)
+        ply = int(kernel.POPCOUNT[s[kernel.X_CELLS:kernel.O_CELLS + 9]].sum())
+        if ply + 1 + (not x_moves) > self.max_plies:
+            return [INFINITE, 0]  # X's next move comes after the last ply allowed
         if kernel.winning_action(s, self.flags) >= 0:
             return [0, INFINITE] if x_moves else [INFINITE, 0]
         n = int(kernel.count_moves(s))
@@ -221,12 +227,13 @@ class _Search:
 
 
 def prove(board: Board, guide: Guide = paper_guide, *, progress: Progress | None = None,
-          max_expansions: int | None = None) -> Strategy:
-    """X's winning strategy from `board` (X to move), found by df-pn under `guide`;
-    `NotProved` if the search finds none."""
+          max_expansions: int | None = None, max_plies: int = 81) -> Strategy:
+    """X's winning strategy from `board` (X to move), found by df-pn under `guide`, that
+    wins by ply `max_plies` of the game (counting the marks on the board); `NotProved`
+    if the search finds none (within `max_expansions` expansions, if given)."""
     if board.turn is not X or board.is_game_over():
         raise ValueError("prove needs a running game with X to move")
-    search = _Search(board.rules.flags, guide, progress, max_expansions)
+    search = _Search(board.rules.flags, guide, progress, max_expansions, max_plies)
     s = kernel.from_board(board)
     k = key(s)
     search.table[k] = search.leaf(s)
@@ -236,3 +243,28 @@ def prove(board: Board, guide: Guide = paper_guide, *, progress: Progress | None
     seconds = time.process_time() - search.start
     root = board.copy()
     return Strategy(board.position(), search.strategy(root), search.expansions, seconds)
+
+
+def soonest(board: Board, guide: Guide = paper_guide, *, within: int = 81,
+             progress: Progress | None = None,
+             max_expansions: int | None = None) -> tuple[Strategy, int]:
+    """(a strategy, the plies within which it wins from `board`) winning soonest under
+    `guide`: X's win is searched by ply `within` of the game (counting the marks on the
+    board), then two plies sooner while one is found (X moves every other ply);
+    `NotProved` if none wins by ply `within`.
+
+    >>> board = Board.from_position("open-boards x1xx1xoox/o1ox1xxo1/oxoxxxx1o/"
+    ...     "1o1xo1xoo/x1ooxo1xx/oox2xoxo/oo2oooox/xox1xooox/2x1oxxxo x 3 .xo.x...o")
+    >>> soonest(board)[1]
+    9
+    """
+    marks = sum(c is not None for c in board.cells)
+    found = prove(board, guide, progress=progress, max_expansions=max_expansions,
+                  max_plies=within)
+    while True:
+        try:
+            sooner = prove(board, guide, progress=progress, max_expansions=max_expansions,
+                           max_plies=within - 2)
+        except NotProved:
+            return found, within - marks
+        found, within = sooner, within - 2
