@@ -18,10 +18,10 @@ import argparse
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 
-from ninefold.rules import X, Board, Move  # noqa: E402
+from ninefold.rules import Board, Move, X
 
 OPENING = [Move(4, 4)] + [m for j in (0, 1, 2, 3, 5, 6, 7, 8) for m in (Move(4, j), Move(j, 4))]
 REFUTATION = "a1 c1 g1 a3 a8 c4 g2 a6 a9 c7 h1 f1 i1 g3 a7"  # after the opening

@@ -195,6 +195,8 @@ def test_prove_writes_a_certificate_that_prove_check_accepts(tmp_path) -> None:
     assert result.exit_code == 0 and "longest forced line 11 plies" in result.output
     result = runner.invoke(app, ["prove", "--position", NEAR_END, "--shortest"])
     assert "the soonest found within 11" in " ".join(result.output.split())
+    result = runner.invoke(app, ["prove", "--position", NEAR_END, "--max-plies", "59"])
+    assert result.exit_code == 2 and "X has no forced win here" in result.output
     lines = out.read_text().splitlines()
     out.write_text("\n".join(lines[:4] + lines[5:]) + "\n")  # one O reply's line removed
     result = runner.invoke(app, ["prove", "--check", str(out)])

@@ -27,6 +27,10 @@ def prove(
     max_expansions: int | None = typer.Option(
         None, min=1, help="Give up after this many search expansions."
     ),
+    max_plies: int = typer.Option(
+        81, min=1, max=81, help="X must win by this ply of the game (the marks on the board "
+        "count as plies)."
+    ),
     shortest: bool = typer.Option(
         False, "--shortest", help="Then search again for wins two plies sooner while one is "
         "found, and keep the soonest (the paper: 43 plies from the empty board)."
@@ -63,7 +67,8 @@ def prove(
 
     chosen = paper_guide if guide == "paper" else every_move
     try:
-        strategy = find(board, chosen, progress=progress, max_expansions=max_expansions)
+        strategy = find(board, chosen, progress=progress, max_expansions=max_expansions,
+                        max_plies=max_plies)
     except (NotProved, ValueError) as exc:
         _fail(str(exc))
     if shortest:

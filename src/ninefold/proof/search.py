@@ -38,6 +38,7 @@ from ninefold.moves import SYMMETRIES
 from ninefold.rules import Board, Move, X
 
 INFINITE = 10**9
+PROGRESS_EVERY = 100_000  # expansions between two progress reports (a few CPU seconds)
 Guide = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (state, legal actions) -> X's choices
 Progress = Callable[[int, int, float], None]  # (expansions, table size, CPU seconds)
 
@@ -172,7 +173,7 @@ class _Search:
     def expand(self, k: bytes, s: np.ndarray, proof_limit: int, disproof_limit: int) -> None:
         """df-pn's multiple iterative deepening at one node, until its numbers reach a limit."""
         self.expansions += 1
-        if self.progress is not None and self.expansions % 20000 == 0:
+        if self.progress is not None and self.expansions % PROGRESS_EVERY == 0:
             self.progress(self.expansions, len(self.table), time.process_time() - self.start)
         if self.max_expansions is not None and self.expansions > self.max_expansions:
             raise NotProved(f"no proof within {self.max_expansions} expansions")
