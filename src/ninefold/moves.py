@@ -28,6 +28,28 @@ LINES: tuple[tuple[int, int, int], ...] = (
     (0, 4, 8), (2, 4, 6),
 )
 
+
+def _square_symmetries() -> tuple[tuple[int, ...], ...]:
+    """The eight symmetries of a 3x3 square as maps of the indices 0-8: four quarter
+    turns, then the same four after a mirror (the identity first)."""
+    maps = []
+    for k in range(8):
+        m = []
+        for i in range(9):
+            r, c = divmod(i, 3)
+            for _ in range(k % 4):
+                r, c = c, 2 - r  # a quarter turn
+            if k >= 4:
+                c = 2 - c  # a mirror
+            m.append(3 * r + c)
+        maps.append(tuple(m))
+    return tuple(maps)
+
+
+# The board's eight symmetries: square i of a 3x3 grid goes to SYMMETRIES[k][i]. They
+# apply to the big board and to every small board alike.
+SYMMETRIES: tuple[tuple[int, ...], ...] = _square_symmetries()
+
 COLUMNS = "abcdefghi"
 ROWS = "123456789"
 

@@ -268,4 +268,7 @@ from ninefold.cli import web  # noqa: E402
 # isort: split
 from ninefold.cli import platform  # noqa: E402
 
-__all__ = ["app", "arena", "bot", "classic", "game", "main", "platform", "web"]
+# isort: split
+from ninefold.cli import proof  # noqa: E402
+
+__all__ = ["app", "arena", "bot", "classic", "game", "main", "platform", "proof", "web"]

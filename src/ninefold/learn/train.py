@@ -21,6 +21,7 @@ from numba import njit
 from torch import nn
 
 from ninefold.learn.selfplay import Positions
+from ninefold.moves import SYMMETRIES
 from ninefold.players.net import (
     CLOSED_BOARDS,
     FEATURES,
@@ -95,27 +96,11 @@ def encode(states: np.ndarray, flags: np.ndarray) -> np.ndarray:
     return out
 
 
-def _square_maps() -> list[list[int]]:
-    """The eight symmetries of a 3x3 square as maps of the indices 0-8."""
-    maps = []
-    for k in range(8):
-        m = []
-        for i in range(9):
-            r, c = divmod(i, 3)
-            for _ in range(k % 4):
-                r, c = c, 2 - r  # a quarter turn
-            if k >= 4:
-                c = 2 - c  # a mirror
-            m.append(3 * r + c)
-        maps.append(m)
-    return maps
-
-
 def symmetries() -> tuple[np.ndarray, np.ndarray]:
     """(feature maps (8, FEATURES), action maps (8, 81)): feature j goes to map[j]."""
     fmaps = np.tile(np.arange(FEATURES), (8, 1))
     amaps = np.zeros((8, 81), np.int64)
-    for k, sq in enumerate(_square_maps()):
+    for k, sq in enumerate(SYMMETRIES):
         for a in range(81):
             amaps[k, a] = 9 * sq[a // 9] + sq[a % 9]
         for base in (OWN, OPP, LEGAL, OWN_THREATS, OPP_THREATS):

@@ -1,0 +1,214 @@
+"""The theorem by machine (issue 37): the open-boards rules against the paper's, the
+search that finds X's forced win, and the certificate check that refuses a broken one."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from typer.testing import CliRunner
+
+from ninefold import kernel
+from ninefold.cli import app
+from ninefold.moves import LINES, SYMMETRIES, has_line
+from ninefold.proof.certificate import CertificateError, check, read, write
+from ninefold.proof.search import NotProved, key, paper_guide, prove, soonest
+from ninefold.rules import Board, Move
+
+# X to move, a forced win 11 plies deep (found from the end of a random game)
+NEAR_END = ("open-boards 1x1o3x1/1ox1oo1xo/ox1oo2x1/3o1oxxx/2ooxxooo/x1xxxxxxo/ox1xoo1x1/"
+            "xoo1xx1ox/4oo1o1 x 1 ..x.xx...")
+
+runner = CliRunner()
+
+
+# --- 1. the rules are the paper's ------------------------------------------------------
+
+
+def _paper_target(board: Board, cell: int) -> int | None:
+    """Where the paper sends the next player after a move on square `cell`: that board
+    while it has an empty square (won or not), else anywhere."""
+    full = all(board.cells[9 * cell + c] is not None for c in range(9))
+    return None if full else cell
+
+
+def test_open_boards_are_the_papers_rules_in_random_games() -> None:
+    """Sent to a won board with room: play there; a full board: anywhere with an empty
+    square, won boards included; owners fixed at the first line; the game ends at once
+    on three boards in a line; a full grid without one is a draw."""
+    rng = random.Random(37)
+    sent_to_won = 0
+    for _ in range(150):
+        board = Board("open-boards")
+        while not board.is_game_over():
+            owners = list(board.owners)
+            move = rng.choice(list(board.legal_moves))
+            board.push(move)
+            first_line = owners[move.board] is None and has_line(
+                board.small_board(move.board), board.turn.other)
+            expected_owners = list(owners)
+            if first_line:
+                expected_owners[move.board] = board.turn.other
+            assert board.owners == expected_owners  # a later line never changes an owner
+            mover = board.turn.other
+            if has_line(board.owners, mover):
+                assert board.outcome() is not None and board.outcome().winner is mover
+                break
+            if all(c is not None for c in board.cells):
+                assert board.outcome() is not None and board.outcome().winner is None
+                break
+            assert board.outcome() is None
+            target = _paper_target(board, move.cell)
+            assert board.target == target
+            sent_to_won += target is not None and board.owners[target] is not None
+            allowed = [target] if target is not None else [
+                b for b in range(9) if any(board.cells[9 * b + c] is None for c in range(9))]
+            assert sorted({m.board for m in board.legal_moves}) == sorted(allowed)
+    assert sent_to_won > 100  # the case the paper's rules differ from the standard ones
+
+
+def test_the_kernel_plays_the_same_open_boards_rules() -> None:
+    board = Board.from_position(NEAR_END)
+    s = kernel.from_board(board)
+    assert sorted(kernel.legal_actions(s).tolist()) == sorted(m.action for m in board.legal_moves)
+
+
+# --- 2. the search ----------------------------------------------------------------------
+
+
+def test_symmetric_positions_share_one_key() -> None:
+    board = Board("open-boards")
+    for move in (Move(4, 4), Move(4, 0), Move(0, 4), Move(4, 2)):
+        board.push(move)
+    for sq in SYMMETRIES:
+        image = Board("open-boards")
+        for move in board.move_stack:
+            image.push(Move(sq[move.board], sq[move.cell]))
+        assert key(kernel.from_board(image)) == key(kernel.from_board(board))
+    assert sorted(sorted(line) for line in LINES) == sorted(
+        sorted(SYMMETRIES[5][i] for i in line) for line in LINES)
+
+
+def test_the_paper_guide_sends_o_to_the_centre_board_first() -> None:
+    board = Board("open-boards")
+    board.push(Move(4, 4))
+    board.push(Move(4, 2))
+    s = kernel.from_board(board)
+    assert paper_guide(s, kernel.legal_actions(s)).tolist() == [Move(2, 4).action]
+
+
+def test_a_forced_win_near_the_end_is_proved_and_its_certificate_checks() -> None:
+    board = Board.from_position(NEAR_END)
+    strategy = prove(board)
+    assert strategy.root == NEAR_END and len(strategy.moves) == 49
+    report = check(write(strategy.moves, strategy.root).splitlines())
+    assert (report.root, report.positions, report.longest, report.unused) == (NEAR_END, 49, 11, 0)
+
+
+def test_the_soonest_win_is_searched_two_plies_at_a_time() -> None:
+    board = Board.from_position(NEAR_END)
+    marks = sum(c is not None for c in board.cells)
+    strategy, plies = soonest(board, within=marks + 15)
+    assert plies == 11
+    assert check(write(strategy.moves, strategy.root).splitlines()).longest == 11
+    with pytest.raises(NotProved):
+        prove(board, max_plies=marks + 9)
+
+
+def test_no_proof_where_o_holds() -> None:
+    with pytest.raises(NotProved):
+        prove(Board("open-boards"), max_expansions=50)
+    with pytest.raises(ValueError, match="X to move"):
+        board = Board("open-boards")
+        board.push(Move(4, 4))
+        prove(board)
+
+
+# --- 3. the check ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def certificate() -> str:
+    strategy = prove(Board.from_position(NEAR_END))
+    return write(strategy.moves, strategy.root, ["a test certificate"])
+
+
+def _lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if not line.startswith("#")]
+
+
+def test_a_certificate_with_one_o_reply_removed_is_refused_naming_the_position(
+        certificate: str) -> None:
+    lines = _lines(certificate)
+    for removed in (lines[1], lines[-1]):
+        position = removed.rpartition(" ")[0]
+        with pytest.raises(CertificateError, match="not covered") as info:
+            check([line for line in lines if line != removed])
+        assert repr(position) in str(info.value)
+
+
+def test_a_certificate_with_one_x_move_changed_is_refused_naming_the_position(
+        certificate: str) -> None:
+    root, strategy = read(certificate.splitlines())
+    board = Board.from_position(root)
+    changed = 0
+    for position, move in strategy.items():
+        board = Board.from_position(position)
+        for other in board.legal_moves:
+            if other == move:
+                continue
+            lines = [f"{p} {other if p == position else m}" for p, m in strategy.items()]
+            try:
+                check(lines)
+            except CertificateError as exc:
+                assert repr(position) in str(exc) or "not covered" in str(exc)
+                changed += 1
+                continue
+            # another winning move is no error: the changed certificate is still a proof
+            assert check(lines).root == root
+    assert changed > 10
+
+
+def test_unreadable_certificates_are_refused_with_the_line() -> None:
+    with pytest.raises(CertificateError, match="line 2: expected a position"):
+        check(["# c", "not a certificate"])
+    with pytest.raises(CertificateError, match=r"line 2: .*given twice"):
+        check([f"{NEAR_END} e1", f"{NEAR_END} e1"])
+    with pytest.raises(CertificateError, match="no position lines"):
+        check(["# only a comment"])
+    with pytest.raises(CertificateError, match="not a position"):
+        check(["open-boards 9/9/9/9/9/9/9/9/9 o - ......... e5"])
+    with pytest.raises(CertificateError, match="illegal"):
+        check([f"{NEAR_END} a1"])
+
+
+# --- the command --------------------------------------------------------------------------
+
+
+def test_prove_writes_a_certificate_that_prove_check_accepts(tmp_path) -> None:
+    out = tmp_path / "win.txt"
+    result = runner.invoke(app, ["prove", "--position", NEAR_END, "--out", str(out)])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 0, text
+    assert "positions 49, longest forced line 11 plies" in text
+    result = runner.invoke(app, ["prove", "--check", str(out)])
+    assert result.exit_code == 0 and "longest forced line 11 plies" in result.output
+    result = runner.invoke(app, ["prove", "--position", NEAR_END, "--shortest"])
+    assert "the soonest found within 11" in " ".join(result.output.split())
+    result = runner.invoke(app, ["prove", "--position", NEAR_END, "--max-plies", "59"])
+    assert result.exit_code == 2 and "X has no forced win here" in result.output
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[:4] + lines[5:]) + "\n")  # one O reply's line removed
+    result = runner.invoke(app, ["prove", "--check", str(out)])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "is refused: not covered" in text, text
+    assert "Traceback" not in text
+
+
+def test_prove_check_of_a_broken_file_is_one_line(tmp_path) -> None:
+    broken = tmp_path / "broken.txt"
+    broken.write_bytes(b"\xff\xfe garbage")
+    for path in (broken, tmp_path / "missing.txt"):
+        result = runner.invoke(app, ["prove", "--check", str(path)])
+        assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
+        assert "Traceback" not in result.output
