@@ -124,8 +124,8 @@ def test_ctrl_c_prints_one_line_and_exits_130():
     assert stderr.decode().strip() == "interrupted"
 
 
-LONG_RUNS = [  # 8 s each: `make test` runs the first, `make test-all` all three
-    ["analyze", "start", "--ms", "300000"],
+LONG_RUNS = [  # 8 s each: `make test-all` runs them (Ctrl-C itself: test_ctrl_c_prints_...)
+    pytest.param(["analyze", "start", "--ms", "300000"], marks=pytest.mark.slow),
     pytest.param(["bench", "--seconds", "300"], marks=pytest.mark.slow),
     pytest.param(["analyze", "start", "--ms", "300000", "--threads", "2"],
                  marks=[pytest.mark.slow,

@@ -309,6 +309,7 @@ def test_planes_are_named():
     assert len(PLANES) == N_PLANES == 10
 
 
+@pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
 def test_the_ppo_example_learns_evaluates_and_plots(tmp_path):
     import json
     import subprocess

@@ -432,6 +432,7 @@ def test_player_options_are_read_from_the_constructors() -> None:
         REGISTRY.pop("echo-test", None)
 
 
+@pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
 def test_first_run_says_it_is_compiling_on_stderr_and_nothing_on_stdout(tmp_path) -> None:
     # an empty numba cache: the search is compiled, and the user is told so
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
