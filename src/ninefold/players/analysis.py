@@ -75,8 +75,7 @@ def analyze(
     best = last.best
     if best is None:
         raise RuntimeError("the search had no time to look at one move")
-    order = {"win": 0, None: 1, "draw": 1, "loss": 2}
-    stats = sorted(last.moves, key=lambda m: (order[m.proven], -m.visits))
+    stats = last.ranked
     pv = player.principal_variation(30)
     if not pv or pv[0] != best.move:
         pv = [best.move]

@@ -225,6 +225,13 @@ class Snapshot:
         return [_move_stat(*child) for child in zip(*self.children, strict=True)]
 
     @property
+    def ranked(self) -> list[MoveStat]:
+        """The moves best first: proven wins, then by visits (a draw among the unproven),
+        proven losses last."""
+        order = {"win": 0, None: 1, "draw": 1, "loss": 2}
+        return sorted(self.moves, key=lambda m: (order[m.proven], -m.visits))
+
+    @property
     def best(self) -> MoveStat | None:
         """The move the search plays (None before the root is expanded)."""
         actions, visits, wins, status = self.children

@@ -222,8 +222,7 @@ def _search(parent: Parent, player: Any, ident: int, board: Board, ms: float) ->
 
 def _snapshot(player: Any, board: Board, snap: Any) -> dict[str, Any]:
     """A search's `Snapshot` as the web sends it (`Snapshot` here)."""
-    order = {"win": 0, None: 1, "draw": 1, "loss": 2}
-    stats = sorted(snap.moves, key=lambda m: (order[m.proven], -m.visits))[:TOP_MOVES]
+    stats = snap.ranked[:TOP_MOVES]
     moves = [{"move": str(stat.move), "visits": stat.visits,
               "score": round(stat.value, 4), "proven": stat.proven,
               "pv": [str(m) for m in player.line(stat.move, PV_PLIES)]} for stat in stats]
