@@ -231,8 +231,11 @@ def test_the_analysis_board_tries_moves_and_analyses(page: Page, server: str, sh
     best = control(page, "line-move").first.inner_text()  # the search is done: it stays
     control(page, "line-move").first.click()  # a line's move is played on the board
     expect(page.locator(f".cell[data-square='{best}']")).to_have_text("O")
-    page.go_back()
     page.go_back()  # a move back is the browser's back
+    # each back loads its position: wait for it before the next (a second back while the
+    # first is loading races it, and Playwright loses the page)
+    expect(page.locator(f".cell[data-square='{best}']")).to_have_text("")
+    page.go_back()
     expect(page.locator(".cell[data-square='e5']")).to_have_text("")
     page.goto(server + "/analysis?position=" + position.replace(" ", "%20"))
     page.get_by_role("link", name="with a friend").click()
