@@ -15,7 +15,8 @@ reconnects and goes on. At the end every game is read back and must be
 finished and whole.
 
 It prints the latency of the players' move requests, of the computer's answers
-(from the move's answer to the socket's message with the computer's move),
+(from the move's answer to the socket's message with the computer's move), of
+the two together (what a player waits from sending a move to seeing the reply),
 and of plain reads (``GET /api/games/ID``: the reference, in the same run),
 as median, 90th and 99th percentile and worst, and the ratio of each median
 to the reads'; then the CPU time each side spent per request (HTTP requests
@@ -54,6 +55,7 @@ ANSWER_WAIT_S = 120  # a computer's answer later than this is a failure, not a h
 class Latencies:
     moves: list[float] = field(default_factory=list)
     answers: list[float] = field(default_factory=list)
+    turns: list[float] = field(default_factory=list)  # a move sent to the computer's reply
     reads: list[float] = field(default_factory=list)
     retries: int = 0
     requests: int = 0  # HTTP requests and socket openings answered
@@ -195,8 +197,9 @@ async def play_one(base: str, level: int, lat: Latencies, started: asyncio.Event
         view = made["game"]
         async with Watch(base, gid, lat) as watch:
             while view["result"] is None:
+                sent = None
                 if view["turn"] == "x" and not view["thinking"]:
-                    t0 = time.monotonic()
+                    t0 = sent = time.monotonic()
                     status, answer = await client.request(
                         "POST", f"/api/games/{gid}/moves",
                         {"move": view["legal"][0], "ply": view["ply"]})
@@ -211,6 +214,8 @@ async def play_one(base: str, level: int, lat: Latencies, started: asyncio.Event
                     t0 = time.monotonic()
                     view = await watch.until(view["ply"] + 1)
                     lat.answers.append(1000 * (time.monotonic() - t0))
+                    if sent is not None:
+                        lat.turns.append(1000 * (time.monotonic() - sent))
                 t0 = time.monotonic()
                 status, _ = await client.request("GET", f"/api/games/{gid}")
                 if status != 200:
@@ -306,6 +311,7 @@ async def run(games: int, level: int, kill_after: int, server: Server, base: str
           f"{'/ read':>9}")
     print(line("player's move (POST)", lat.moves, ref))
     print(line("computer's answer", lat.answers, ref))
+    print(line("move sent to reply seen", lat.turns, ref))
     print(line("read (GET, reference)", lat.reads, ref))
     per = 1000 / max(1, requests)
     print(f"CPU time per request ({requests} requests and socket openings): server "

@@ -4,11 +4,16 @@ processes for the computer): games are made and played, and hostile requests get
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 import time
 
 import pytest
 from fastapi.testclient import TestClient
 
+from ninefold.protocols.child import ChildGone
+from ninefold.rules import Board, Move
 from ninefold.web.app import MAX_BODY_BYTES, create_app
 from ninefold.web.computer import Computer
 
@@ -273,3 +278,51 @@ def test_the_games_database_opens_while_another_process_writes_it(tmp_path):
     store.add(game)
     assert store.get(game.id) == game
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def test_the_levels_that_search_nothing_play_without_a_worker():
+    """Levels 1 and 2 answer on the event loop: a worker would cost more than the move."""
+    computer = Computer(workers=1)
+    try:
+        for level in (1, 2):
+            move = asyncio.run(computer.move(level, Board()))
+            assert move in Board().legal_moves
+        assert computer._children[0].pid is None, "no worker was started"
+    finally:
+        computer.close()
+
+
+def test_a_search_taken_back_leaves_its_worker_for_the_next_move():
+    """The answer to a cancelled move is read and dropped: the next move gets its own."""
+    computer = Computer(workers=1)
+    board = Board()
+    board.push(Move(4, 4))
+
+    async def cancelled_then_another() -> Move:
+        first = asyncio.ensure_future(computer.move(3, Board()))
+        await asyncio.sleep(0.05)
+        first.cancel()
+        return await computer.move(3, board)
+
+    try:
+        assert asyncio.run(cancelled_then_another()) in board.legal_moves
+    finally:
+        computer.close()
+
+
+def test_a_worker_that_dies_mid_move_fails_that_move_and_the_next_starts_another():
+    computer = Computer(workers=1)
+
+    async def killed_then_another() -> Move:
+        first = asyncio.ensure_future(computer.move(3, Board()))
+        while computer._children[0].pid is None:
+            await asyncio.sleep(0.01)
+        os.kill(computer._children[0].pid, signal.SIGKILL)
+        with pytest.raises(ChildGone):
+            await first
+        return await computer.move(3, Board())
+
+    try:
+        assert asyncio.run(killed_then_another()) in Board().legal_moves
+    finally:
+        computer.close()

@@ -17,7 +17,7 @@ from webserver import alive, children, start_server, stop_server
 def test_a_killed_server_leaves_no_worker_behind(tmp_path):
     proc, url = start_server(tmp_path / "games.sqlite")
     try:
-        made = httpx.post(f"{url}/api/games", json={"mode": "computer", "level": 1,
+        made = httpx.post(f"{url}/api/games", json={"mode": "computer", "level": 3,
                                                      "side": "o"}).json()
         gid, token = made["game"]["id"], made["token"]
         end = time.monotonic() + 60
@@ -71,7 +71,7 @@ from ninefold.web.computer import Computer
 async def main():
     if sys.argv[2] == "computer":
         computer = Computer(workers=2)
-        asyncio.get_running_loop().create_task(computer.move(1, Board()))
+        asyncio.get_running_loop().create_task(computer.move(3, Board()))  # a searching level
     else:
         _Worker("mcts").start()
     await asyncio.sleep(float(sys.argv[1]))  # the workers are being spawned

@@ -66,6 +66,7 @@ class LevelPlayer(Player):
         if seed is not None and kind is not None and "seed" in kind.schema:
             spec += ("," if ":" in spec else ":") + f"seed={seed}"
         self.inner = make_player(spec)
+        self.instant = self.inner.instant
 
     def new_game(self) -> None:
         self.inner.new_game()
@@ -74,6 +75,17 @@ class LevelPlayer(Player):
         result = self.inner.play(board, limit)
         result.info.setdefault("level", self.level)
         return result
+
+
+def is_instant(level: int) -> bool:
+    """Whether level `level` plays without a search (`Player.instant`), known without
+    making the player.
+
+    >>> [level for level in LADDER if is_instant(level)]
+    [1, 2]
+    """
+    kind = player_kind(parse_spec(LADDER[level])[0])
+    return kind is not None and kind.factory.instant
 
 
 def make_level(level: int) -> LevelPlayer:

@@ -57,6 +57,8 @@ def _wins_game_with(board: Board, small: int, mark: Mark) -> bool:
 class NaivePlayer(Player):
     """Win, else block, else random; see the module's documentation for the exact order."""
 
+    instant = True
+
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
 
@@ -95,6 +97,8 @@ def _wins_on_count(board: Board, move: Move) -> bool:
 @register("random")
 class RandomPlayer(Player):
     """Uniformly random among the legal moves."""
+
+    instant = True
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)

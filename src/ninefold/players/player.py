@@ -101,6 +101,8 @@ class Player(ABC):
     spec: str = "?"
     defaulted: str = ""  # the options `make_player` took from its defaults (``key=value,...``)
     ponders: bool = False  # `ponder` thinks on the opponent's time (a bot's search process)
+    instant: bool = False  # answers in well under a millisecond, without a search (a server
+    # may play it on its event loop rather than ship the board to a worker process)
 
     def new_game(self) -> None:  # noqa: B027 - optional hook, most players keep no state
         """Forget anything kept from a previous game."""

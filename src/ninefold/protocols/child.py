@@ -192,6 +192,24 @@ class Child:
             while True:
                 yield self.receive()
 
+    def read_ready(self) -> list[Message]:
+        """The messages that have come, after one read: call it when the pipe is readable
+        (`fileno`, as an event loop's reader does), so the read does not block. Empty
+        while a message is still coming; `ChildGone` once the child has ended."""
+        frames = self._started()
+        messages = []
+        with self._read_lock:
+            try:
+                frames.fill()
+                while (message := frames.take()) is not None:
+                    messages.append(message)
+            except (pickle.UnpicklingError, EOFError, ValueError):
+                frames.ended = True
+                raise ChildGone("the child process sent what is not a message") from None
+        if not messages and frames.ended:
+            raise ChildGone("the child process has ended")
+        return messages
+
     async def receive_async(self) -> Message:
         """`receive`, waited for on the running event loop (no thread blocks)."""
         import asyncio  # only the web waits this way: the bot does not import asyncio

@@ -5,7 +5,8 @@ it would stop every other request meanwhile. `Computer.move` sends the
 board to one of its worker processes (as many as this process may use CPUs, at
 most `MAX_WORKERS`; a move waits, first come first served, while all are busy),
 each of which keeps one player per level it has been asked for (the first search
-of a process loads the compiled search, about a second).
+of a process loads the compiled search, about a second). The levels that search
+nothing (1 and 2) play on the event loop: their move costs less than sending it.
 
 Each worker is a `ninefold.protocols.child.Child` running `serve`, started when
 first needed (and again after it died); it ends with the server, even when the
@@ -15,11 +16,12 @@ server is killed with SIGKILL.
 from __future__ import annotations
 
 import asyncio
-import queue
-from concurrent.futures import ThreadPoolExecutor
+import collections
+from dataclasses import dataclass
 
 from ninefold.players import Player, make_player
-from ninefold.protocols.child import Child, ChildGone, Parent
+from ninefold.players.level import is_instant, make_level
+from ninefold.protocols.child import Child, ChildGone, Message, Parent
 from ninefold.rules import Board, Move
 from ninefold.system import usable_cpus
 
@@ -43,48 +45,109 @@ def serve(parent: Parent) -> None:
 
 
 class Computer:
-    """Worker processes playing the computer's moves; a thread waits on each move."""
+    """Worker processes playing the computer's moves, answered on the event loop.
+
+    A move waits in a queue, first come first served, for an idle worker. The
+    loop reads a worker's answer as soon as it comes (a reader on its pipe) and
+    gives the worker the next move in the same step: no thread waits on a pipe
+    and takes the interpreter's lock back from the requests, and no worker waits
+    for a coroutine to be scheduled.
+    """
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or max(1, min(MAX_WORKERS, usable_cpus()))
+        self._players: dict[int, Player] = {}  # the levels that play at once (`Player.instant`)
         self._children = [Child(TARGET) for _ in range(self.workers)]
-        self._idle: queue.Queue[Child] = queue.Queue()
-        for child in self._children:
-            self._idle.put(child)
-        self._threads: ThreadPoolExecutor | None = None
-
-    def _executor(self) -> ThreadPoolExecutor:
-        if self._threads is None:  # as many threads as workers: each finds one idle
-            self._threads = ThreadPoolExecutor(self.workers, thread_name_prefix="computer")
-        return self._threads
+        self._idle = list(self._children)
+        self._queue: collections.deque[Asked] = collections.deque()
+        self._asked: dict[Child, Asked] = {}  # the busy workers, and what each was asked
 
     async def move(self, level: int, board: Board) -> Move:
-        """The move level `level` plays on `board`, computed in a worker process."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor(), self._move, level, board)
+        """The move level `level` plays on `board`, computed in a worker process.
 
-    def _move(self, level: int, board: Board) -> Move:
-        """In a thread: ask an idle worker (started if it is not running) and wait."""
-        child = self._idle.get()
+        Cancelled (a take-back), it stops waiting; a worker that was given it finishes
+        the search and is idle again once its answer is read. A level that searches
+        nothing (`Player.instant`: random, naive) plays here: shipping the board to a
+        worker would cost a hundred times its move."""
+        if is_instant(level):
+            if level not in self._players:
+                self._players[level] = make_level(level)
+            return self._players[level].play(board).move
+        asked = Asked(level, board, asyncio.get_running_loop().create_future())
+        self._queue.append(asked)
+        self._next()
+        kind, move = await asked.answer
+        if kind == "failed" or not isinstance(move, Move):
+            raise RuntimeError(f"the computer's worker answered {move!r}, not a move")
+        return move
+
+    def _next(self) -> None:
+        """Give the waiting moves to the idle workers."""
+        for child, asked in list(self._asked.items()):
+            if asked.answer.get_loop().is_closed():  # an event loop gone (tests make several)
+                del self._asked[child]
+                child.kill()
+                self._idle.append(child)
+        while self._idle and self._queue:
+            asked = self._queue.popleft()
+            if asked.answer.done():  # cancelled while it waited
+                continue
+            child = self._idle.pop()
+            try:
+                if not child.running:
+                    child.start()
+                child.send(("move", asked.level, asked.board))
+            except (ChildGone, OSError) as exc:
+                child.kill()  # the next move starts a fresh one
+                self._idle.append(child)
+                asked.answer.set_exception(exc)
+                continue
+            self._asked[child] = asked
+            asked.fd = child.fileno()
+            asked.answer.get_loop().add_reader(asked.fd, self._readable, child)
+
+    def _readable(self, child: Child) -> None:
+        """A worker's pipe has something: its answer, or its end."""
+        asked = self._asked[child]
         try:
-            if not child.running:
-                child.start()
-            child.send(("move", level, board))
-            kind, answer = child.receive()
-        except ChildGone:
+            messages = child.read_ready()
+        except ChildGone as exc:
+            messages, gone = [], exc
+        else:
+            if not messages:
+                return  # part of the answer: the rest is coming
+            gone = None
+        asked.answer.get_loop().remove_reader(asked.fd)  # before the pipe closes
+        del self._asked[child]
+        if gone is not None:
             child.kill()  # the next move starts a fresh one
-            raise
-        finally:
-            self._idle.put(child)
-        if kind == "failed" or not isinstance(answer, Move):
-            raise RuntimeError(f"the computer's worker answered {answer!r}, not a move")
-        return answer
+        if not asked.answer.done():  # not cancelled meanwhile
+            if gone is not None:
+                asked.answer.set_exception(gone)
+            else:
+                asked.answer.set_result(messages[0])
+        self._idle.append(child)
+        self._next()
 
     def close(self) -> None:
-        """End the worker processes, after the moves under way (a later move starts them
-        again)."""
-        if self._threads is not None:
-            self._threads.shutdown(wait=True, cancel_futures=True)
-            self._threads = None
+        """End the worker processes (a later move starts them again)."""
+        for child, asked in self._asked.items():
+            loop = asked.answer.get_loop()
+            if not loop.is_closed():
+                loop.remove_reader(asked.fd)
+            if not asked.answer.done():
+                asked.answer.set_exception(ChildGone("the server is closing"))
+            self._idle.append(child)
+        self._asked.clear()
         for child in self._children:
             child.close()
+
+
+@dataclass
+class Asked:
+    """A move asked of the computer, and the future its answer goes to."""
+
+    level: int
+    board: Board
+    answer: asyncio.Future[Message]
+    fd: int = -1  # the pipe of the worker it was given to
