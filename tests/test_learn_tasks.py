@@ -103,3 +103,22 @@ def test_learn_with_an_unreachable_cluster_says_so_in_one_line(tmp_path):
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith(
         "ninefold.learn: cannot reach the Ray cluster at 127.0.0.1:1:")
+
+
+@pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
+def test_a_network_trained_on_ray_records_the_cluster_in_its_meta(tmp_path):
+    """One tiny round of ``python -m ninefold.learn --ray local``."""
+    pytest.importorskip("torch")
+    from ninefold.players.net import net_meta
+
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "ninefold.learn", "--out", str(out), "--rounds",
+                           "1", "--first-games", "4", "--pure-sims", "20", "--epochs", "1",
+                           "--gate-pairs", "1", "--gate-sims", "10", "--ray", "local"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    meta = net_meta(out / "net_0.npz")
+    assert meta["command"].endswith("--ray local") and meta["plan"]["ray"] == "local"
+    layout = meta["tasks"]
+    assert layout["engine"] == "ray" and layout["address"] == "local"
+    assert layout["nodes"] == 1 and layout["cpus"] >= 1 and layout["games_per_task"] == 10
