@@ -54,7 +54,7 @@ def join(address: str) -> Any:
     host, sep, port = address.rpartition(":")
     if sep and "://" not in address and port.isdigit():
         try:
-            socket.create_connection((host, int(port)), timeout=CONNECT_S).close()
+            socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_S).close()
         except OSError as exc:
             raise ClusterError(f"cannot reach the Ray cluster at {address}: {exc}") from None
     try:

@@ -6,9 +6,10 @@ in the tasks' order (`Runner.map`). A task is a deterministic chunk of work
 (self-play seeds its games by the chunk's index), so a task Ray runs again
 after its worker or node died (``max_retries``) gives the same result; the
 results are kept by the task's index, so none is counted twice. `shared` is
-sent once a call: to each worker process with its task (the pool's is
-small: the network files stay where they are), or put in Ray's object store
-once (``ray.put``) and fetched by each node once, whatever the tasks.
+what every task needs: the pool sends it with each task (self-play's is
+empty there: the workers read the network files where they are); Ray gets
+it once a call (``ray.put``), and each node fetches it once, however many
+tasks it runs.
 
 >>> Processes(1).map(pow, 2, [3, 4])
 [8, 16]
