@@ -72,8 +72,8 @@ def say(text: str) -> None:
 
 def train_rounds(plan: Plan, out: Path, command: str) -> Path | None:
     """Run `plan`, writing into `out`; returns the best network's file."""
+    tasks = runner(plan.ray, plan.workers)  # first: a cluster that is not there makes no folder
     out.mkdir(parents=True, exist_ok=True)
-    tasks = runner(plan.ray, plan.workers)
     try:
         return _rounds(plan, out, command, tasks)
     finally:
