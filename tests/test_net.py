@@ -262,6 +262,8 @@ def test_training_command_runs_rounds_end_to_end(tmp_path):
         meta = net_meta(out / f"net_{r}.npz")
         assert meta["round"] == r and meta["plan"]["seed"] == 3
         assert meta["command"].startswith("python -m ninefold.learn --out")
+        assert meta["tasks"] == {"engine": "processes", "workers": 2, "games_per_task": 10,
+                                 "pairs_per_task": 1}
         load_net(out / f"net_{r}.npz")
     assert (out / "rounds.png").stat().st_size > 10_000
     assert "round 1: gating match" in done.stderr

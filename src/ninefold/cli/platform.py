@@ -96,8 +96,12 @@ def run(
     runner: RayRunner | Pool
     if ray:
         from ninefold.platform.cluster import RayRunner
+        from ninefold.raycluster import ClusterError
 
-        runner = RayRunner(db, ray, Path(cache), lease_s=lease).start()
+        try:
+            runner = RayRunner(db, ray, Path(cache), lease_s=lease).start()
+        except ClusterError as exc:
+            _fail(str(exc))
     else:
         runner = Pool(db, workers, Path(cache), lease_s=lease).start()
     err.print(f"ninefold: ranked play on {db} ({f'Ray at {ray}' if ray else f'{workers} workers'}"

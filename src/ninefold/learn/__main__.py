@@ -1,8 +1,10 @@
 """``python -m ninefold.learn``: train the policy-value network from scratch, in rounds.
 
     python -m ninefold.learn --out runs/net --seed 1
+    python -m ninefold.learn --out runs/net --seed 1 --ray auto   # self-play on a Ray cluster
 
-needs ``pip install ninefold[train]`` (PyTorch); see `ninefold.learn.rounds`.
+needs ``pip install ninefold[train]`` (PyTorch), and for ``--ray``
+``pip install ninefold[cluster]``; see `ninefold.learn.rounds`.
 """
 
 from __future__ import annotations
@@ -36,16 +38,25 @@ def main(
     gate_sims: int = typer.Option(400, min=2, help="Simulations a move in gating matches."),
     seed: int = typer.Option(1, help="Seed of everything random."),
     workers: int = typer.Option(2, min=1, help="Processes for self-play and matches."),
+    ray: str = typer.Option("", help="A Ray cluster's address ('auto', 'host:port', "
+                            "'ray://host:10001', 'local': one in this process): self-play and "
+                            "matches run there as tasks instead of --workers processes "
+                            "(pip install 'ninefold[cluster]')."),
 ) -> None:
     """Train the network in rounds: self-play, training, a gating match."""
     try:
         from ninefold.learn.rounds import Plan, train_rounds
     except ImportError as exc:
         sys.exit(f"ninefold.learn needs the training extra: pip install 'ninefold[train]' ({exc})")
+    from ninefold.raycluster import ClusterError
+
     args = locals()
     plan = Plan(**{f.name: args[f.name] for f in fields(Plan) if f.name in args})
     command = "python -m ninefold.learn " + shlex.join(sys.argv[1:])
-    best = train_rounds(plan, out, command)
+    try:
+        best = train_rounds(plan, out, command)
+    except ClusterError as exc:
+        sys.exit(f"ninefold.learn: {exc}")
     print(best if best else "no network passed its gating match")
 
 

@@ -14,6 +14,11 @@ every candidate also plays pure MCTS, for the strength curve. Everything a
 round makes stays in the output directory: ``data_R.npz``, ``net_R.npz``,
 ``rounds.jsonl`` (losses, scores, times) and ``rounds.png``. Run again on the
 same directory with more rounds, a run goes on after its last finished round.
+
+Self-play and the matches run as tasks of `ninefold.learn.tasks`: `Plan.workers`
+processes here, or Ray tasks on the cluster at `Plan.ray`; each network's
+``meta`` records where (the runner's layout: the Ray address, its nodes and
+CPUs) and how the work was cut (games a task, pairs a task).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import torch
 from ninefold.arena.ratings import match_elo
 from ninefold.learn import selfplay
 from ninefold.learn.selfplay import Positions, Searcher
+from ninefold.learn.tasks import Runner, runner
 from ninefold.learn.train import Dataset, PolicyValue, evaluate_losses, fit, to_net
 from ninefold.players.net import save_net
 
@@ -55,7 +61,8 @@ class Plan:
     gate_sims: int = 400
     gate_score: float = 0.55
     seed: int = 1
-    workers: int = 2
+    workers: int = 2  # self-play and match processes on this machine
+    ray: str = ""  # a Ray cluster's address: self-play and matches run there instead
 
 
 def say(text: str) -> None:
@@ -65,7 +72,17 @@ def say(text: str) -> None:
 
 def train_rounds(plan: Plan, out: Path, command: str) -> Path | None:
     """Run `plan`, writing into `out`; returns the best network's file."""
+    tasks = runner(plan.ray, plan.workers)  # first: a cluster that is not there makes no folder
     out.mkdir(parents=True, exist_ok=True)
+    try:
+        return _rounds(plan, out, command, tasks)
+    finally:
+        tasks.close()
+
+
+def _rounds(plan: Plan, out: Path, command: str, tasks: Runner) -> Path | None:
+    layout = {**tasks.layout(), "games_per_task": selfplay.GAMES_PER_TASK, "pairs_per_task": 1}
+    say(f"tasks: {layout}")
     log = out / "rounds.jsonl"
     finished = rounds_done(log)
     best: Path | None = None
@@ -85,7 +102,7 @@ def train_rounds(plan: Plan, out: Path, command: str) -> Path | None:
             say(f"round {r}: self-play data already in {data_path}")
         else:
             say(f"round {r}: self-play, {games} games at {sims} simulations a move, {player}")
-            pos = selfplay.generate(games, sims, player, plan.seed + 1000 * r, plan.workers,
+            pos = selfplay.generate(games, sims, player, plan.seed + 1000 * r, tasks,
                                     selfplay.print_progress)
             pos.save(data_path)
         t_play = time.perf_counter() - t0
@@ -110,20 +127,20 @@ def train_rounds(plan: Plan, out: Path, command: str) -> Path | None:
         t_train = time.perf_counter() - t1
         meta = {"command": command, "round": r, "plan": asdict(plan),
                 "data": [f"data_{k}.npz" for k in range(max(0, r - plan.window + 1), r + 1)],
-                "positions": len(train), "torch": torch.__version__}
+                "positions": len(train), "torch": torch.__version__, "tasks": layout}
         save_net(to_net(model), candidate, meta)
         new = Searcher(str(candidate), plan.c, plan.mix)
         say(f"round {r}: gating match, {2 * plan.gate_pairs} games at {plan.gate_sims} "
             f"simulations, against {player}")
         gate = selfplay.match(new, player, plan.gate_sims, plan.gate_pairs, plan.seed * 100 + r,
-                              workers=plan.workers)
+                              tasks)
         gate_score = float(np.mean(gate)) / 2
         if best is None:
             pure = gate
         else:
             say(f"round {r}: against pure MCTS, {2 * plan.gate_pairs} games")
             pure = selfplay.match(new, PURE, plan.gate_sims, plan.gate_pairs,
-                                  plan.seed * 100 + r, workers=plan.workers)
+                                  plan.seed * 100 + r, tasks)
         pure_elo = match_elo(pure, paired=True)
         accepted = gate_score >= plan.gate_score
         if accepted:

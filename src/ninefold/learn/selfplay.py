@@ -8,23 +8,31 @@ a rules preset drawn from `PRESET_MIX`, so the network sees every rule that
 changes what a position is worth; the first `SAMPLE_PLIES` moves are drawn in
 proportion to the visits, the rest are the search's best.
 
-`generate` runs the games in worker processes and shows progress.
+`generate` runs the games in chunks of `GAMES_PER_TASK`, as tasks of a
+`ninefold.learn.tasks.Runner` (worker processes, or Ray tasks on a cluster),
+and shows progress; a chunk's games are seeded by its first game's index, so
+the same call makes the same positions wherever its chunks run, and a chunk
+run again makes the same games. `match` plays gating matches the same way, a
+pair of games a task. Workers on other machines get the network files by
+value (`Nets`), sent once a call.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import sys
+import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from ninefold import kernel
+from ninefold.learn.tasks import Runner
 from ninefold.moves import opening_moves, random_opening
 from ninefold.players.mcts import DEFAULT_C, MCTSPlayer, Snapshot
 from ninefold.rules import PRESETS, Board, Mark, Move, Outcome, Rules
@@ -54,6 +62,35 @@ class Searcher:
         a win, whatever the network)."""
         return MCTSPlayer(sims=sims, c=self.c, net=self.net or "off", mix=self.mix, draw=0.5,
                           nodes=NODES, seed=seed)
+
+
+@dataclass(frozen=True)
+class Nets:
+    """Network files carried by value to workers that may not have them (a Ray
+    cluster's other nodes): each is written once into the worker machine's
+    temporary folder, named by its SHA-256. Empty: the workers read the files
+    where they are (worker processes on this machine)."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+
+    @classmethod
+    def carry(cls, *searchers: Searcher) -> Nets:
+        """The network files of `searchers` (pure MCTS has none)."""
+        return cls({s.net: Path(s.net).read_bytes() for s in searchers if s.net})
+
+    def local(self, who: Searcher) -> Searcher:
+        """`who`, its network read from a file on this machine."""
+        if who.net is None or who.net not in self.files:
+            return who
+        blob = self.files[who.net]
+        path = Path(tempfile.gettempdir(), "ninefold-nets",
+                    hashlib.sha256(blob).hexdigest() + ".npz")
+        if not path.exists():
+            path.parent.mkdir(exist_ok=True)
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
+            tmp.write_bytes(blob)
+            os.replace(tmp, path)  # whole, whichever worker writes it first
+        return replace(who, net=str(path))
 
 
 @dataclass
@@ -138,11 +175,11 @@ def play_game(player: MCTSPlayer, rules: Rules, start: list[int],
     )
 
 
-def _task(args: tuple[int, int, int, Searcher]) -> Positions:
-    """Worker: `games` games with seed `seed` (a process-pool task)."""
+def _task(nets: Nets, args: tuple[int, int, int, Searcher]) -> Positions:
+    """Worker: `games` games with seed `seed` (a self-play chunk)."""
     games, seed, sims, who = args
     rng = random.Random(seed)
-    player = who.player(sims, seed)
+    player = nets.local(who).player(sims, seed)
     names, weights = zip(*PRESET_MIX.items(), strict=True)
     parts = []
     for _ in range(games):
@@ -153,9 +190,10 @@ def _task(args: tuple[int, int, int, Searcher]) -> Positions:
     return Positions.concat(parts)
 
 
-def _duel(args: tuple[Searcher, Searcher, int, str, int]) -> float:
+def _duel(nets: Nets, args: tuple[Searcher, Searcher, int, str, int]) -> float:
     """Worker: one pair of games from one opening, `a` as X then as O; a's points (0-2)."""
     a, b, sims, rules_name, seed = args
+    a, b = nets.local(a), nets.local(b)
     rng = random.Random(seed)
     start = opening_moves(random_opening(rng))
     points = 0.0
@@ -173,32 +211,33 @@ def _duel(args: tuple[Searcher, Searcher, int, str, int]) -> float:
     return points
 
 
-def match(a: Searcher, b: Searcher, sims: int, pairs: int, seed: int,
-          rules: str = "standard", workers: int = 2) -> list[float]:
-    """Paired games between two searches at `sims` simulations a move. Each pair
-    starts from a random-four opening with colours swapped; returns a's points per
-    pair (0, 0.5, ... 2)."""
+def match(a: Searcher, b: Searcher, sims: int, pairs: int, seed: int, runner: Runner,
+          rules: str = "standard") -> list[float]:
+    """Paired games between two searches at `sims` simulations a move, a pair a task
+    of `runner`. Each pair starts from a random-four opening with colours swapped;
+    returns a's points per pair (0, 0.5, ... 2)."""
     tasks = [(a, b, sims, rules, seed * 7919 + k) for k in range(pairs)]
-    with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(_duel, tasks))
+    return runner.map(_duel, Nets.carry(a, b) if runner.remote else Nets(), tasks)
 
 
-def generate(games: int, sims: int, who: Searcher, seed: int, workers: int = 2,
-             progress: Callable[[int, int, float], None] | None = None) -> Positions:
-    """`games` self-play games of `who` at `sims` simulations a move, in `workers`
-    processes."""
-    tasks = []
-    for k in range(0, games, GAMES_PER_TASK):
-        tasks.append((min(GAMES_PER_TASK, games - k), seed * 1_000_003 + k, sims, who))
-    parts = []
-    done = 0
+def generate(games: int, sims: int, who: Searcher, seed: int, runner: Runner,
+             progress: Callable[[int, int, float], None] | None = None,
+             per_task: int = GAMES_PER_TASK) -> Positions:
+    """`games` self-play games of `who` at `sims` simulations a move, in chunks of
+    `per_task` games run by `runner`; `progress` is told the games done as chunks
+    finish."""
+    tasks = [(min(per_task, games - k), seed * 1_000_003 + k, sims, who)
+             for k in range(0, games, per_task)]
+    played = 0
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(workers) as pool:
-        for part, task in zip(pool.map(_task, tasks), tasks, strict=True):
-            parts.append(part)
-            done += task[0]
-            if progress is not None:
-                progress(done, games, time.perf_counter() - t0)
+
+    def done(k: int, _: Positions) -> None:
+        nonlocal played
+        played += tasks[k][0]
+        if progress is not None:
+            progress(played, games, time.perf_counter() - t0)
+
+    parts = runner.map(_task, Nets.carry(who) if runner.remote else Nets(), tasks, done)
     return Positions.concat(parts)
 
 

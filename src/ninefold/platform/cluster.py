@@ -27,16 +27,7 @@ from ninefold.platform.jobs import Job, job_for, play
 from ninefold.platform.scheduler import QUEUE_PER_WORKER, rate_all, schedule_once
 from ninefold.platform.store import Store
 from ninefold.platform.worker import LEASE_S
-
-RETRIES = 3  # times Ray runs a game again after its worker died
-
-
-def _ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError("Ray is not installed: pip install 'ninefold[cluster]'") from None
-    return ray
+from ninefold.raycluster import RETRIES, join, one_line, ray_module
 
 
 class RayRunner:
@@ -48,14 +39,12 @@ class RayRunner:
         self.lease_s, self.tick_s = lease_s, tick_s
         self.stop = threading.Event()
         self.thread: threading.Thread | None = None
-        self.ray = _ray()
+        self.ray = ray_module()
         self.remote: Any = None
 
     def start(self) -> RayRunner:
-        ray = self.ray
-        if not ray.is_initialized():
-            ray.init(address=self.address, logging_level="error", log_to_driver=False)
-        self.remote = ray.remote(num_cpus=1, max_retries=RETRIES)(play)
+        join(self.address)
+        self.remote = self.ray.remote(num_cpus=1, max_retries=RETRIES)(play)
         self.thread = threading.Thread(target=self._run, daemon=True, name="platform-ray")
         self.thread.start()
         return self
@@ -97,7 +86,7 @@ class RayRunner:
             played = self.ray.get(ref)
         except Exception as exc:  # the task failed for good (its node is gone...)
             print(f"ninefold: game {job.game_id} failed on Ray, queued again: "
-                  f"{str(exc).strip().splitlines()[-1]}", file=sys.stderr)
+                  f"{one_line(exc)}", file=sys.stderr)
             store.release(job.game_id, job.claim)
             return
         store.finish(job.game_id, job.claim, played.result, played.reason, played.moves,
