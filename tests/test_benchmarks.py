@@ -95,6 +95,15 @@ def test_env_speed_runs_every_row():
         assert row in done.stdout
 
 
+def test_net_speed_compares_this_tree_with_a_revision():
+    done = run("net_speed.py", "--rev", "HEAD", "--seconds", "0.05", "--rounds", "1")
+    assert done.returncode == 0, done.stderr
+    for row in ("simulations, net, empty board", "simulations, net, mid-game",
+                "simulations, no network, empty board", "network evaluations"):
+        assert row in done.stdout
+    assert "HEAD" in done.stdout and "x" in done.stdout.split("network evaluations")[1]
+
+
 def test_bot_clock_refuses_an_unknown_protocol():
     done = run("bot_clock.py", "--protocols", "codingame,nope", "--turns", "1")
     assert done.returncode == 2 and "--protocols" in done.stderr

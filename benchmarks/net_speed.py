@@ -1,0 +1,165 @@
+"""Network-guided simulations a second on one core: this tree against a git revision.
+
+Each side runs in a process of its own with its source on PYTHONPATH (a
+revision's source is exported once into ``.bench/revisions/`` by
+`botgames.revision_src`, with its own numba cache there), one search thread,
+and the two sides alternate round by round, so load from other processes hits
+both alike. Every rate is per second of that process's CPU time. A round
+measures, for each side:
+
+- ``net, empty board``: `mcts_tree.search` with the shipped network and the
+  player's defaults (``mcts:net=default``: c, mix, draw, win-taking playouts,
+  solver), a fresh tree from the empty board;
+- ``net, mid-game``: the same from each of a fixed set of positions (random
+  openings of 8 to 40 plies, the same for both sides), the time shared out;
+- ``no network, empty board``: plain ``mcts`` (UCT, a playout a leaf);
+- ``network evaluations``: `net.evaluate` alone on positions from random games.
+
+    .venv/bin/python benchmarks/net_speed.py --rev e827b65 --seconds 1 --rounds 3
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import typer
+from botgames import revision_src
+from numba import njit
+from rich.console import Console
+from rich.table import Table
+
+from ninefold import kernel
+
+HERE = Path(__file__).resolve()
+ROWS = ("net, empty board", "net, mid-game", "no network, empty board", "network evaluations")
+NODES = 4_000_000  # tree capacity: a second of network search stays well inside it
+
+app = typer.Typer(add_completion=False)
+console = Console()
+
+
+def openings(n: int, seed: int) -> np.ndarray:
+    """Kernel states of `n` random openings of 8 to 40 plies (standard rules)."""
+    rng = np.random.default_rng(seed)
+    x = kernel.make_rng(seed)
+    out = []
+    while len(out) < n:
+        s = kernel.new_state()
+        for _ in range(int(rng.integers(8, 41))):
+            b, c, x[0] = kernel.random_move(s, x[0])
+            kernel.play(s, b, c, 0)
+        if s[kernel.RESULT] < 0:
+            out.append(s)
+    return np.array(out)
+
+
+def measure(seconds: float, roots: np.ndarray, states: np.ndarray) -> dict[str, float]:
+    """The rates of `ROWS` for the ninefold on this PYTHONPATH (run in the side's process):
+    searches from the empty board and from `roots`, evaluations of `states`."""
+    from ninefold.players import mcts as m
+    from ninefold.players import mcts_tree as mt
+    from ninefold.players.net import Scratch, evaluate, load_net
+
+    net = load_net("default")
+    tree = mt.alloc(NODES)
+    rng = kernel.make_rng(1)
+
+    def sims_rate(roots: np.ndarray, with_net: bool) -> float:
+        done, spent = 0, 0.0
+        for root in roots:
+            mt.reset(tree)
+            t0 = time.process_time()
+            while time.process_time() - t0 < seconds / len(roots):
+                if with_net:
+                    done += mt.search(tree, root, 0, 1000, m.DEFAULT_NET_C, mt.POLICY_WIN, True,
+                                      rng, net, m.DEFAULT_MIX, m.DEFAULT_NET_DRAW)
+                else:
+                    done += mt.search(tree, root, 0, 1000, m.DEFAULT_C, mt.POLICY_WIN, True, rng)
+            spent += time.process_time() - t0
+        return done / spent
+
+    @njit(nogil=True)  # not cached: each side compiles it against its own `evaluate`
+    def evaluate_all(states: np.ndarray, scratch: Scratch, logits: np.ndarray) -> float:
+        total = 0.0
+        for i in range(states.shape[0]):
+            total += evaluate(net, states[i], 0, scratch, logits)
+        return total
+
+    empty = kernel.new_state()[None, :]
+    scratch, logits = Scratch.make(net), np.empty(81, np.float32)
+    mt.search(tree, empty[0], 0, 10, 1.0, mt.POLICY_WIN, True, rng, net, 0.5, 0.3)  # compile
+    evaluate_all(states[:2], scratch, logits)
+    done = 0
+    t0 = time.process_time()
+    while time.process_time() - t0 < seconds:
+        evaluate_all(states, scratch, logits)
+        done += len(states)
+    evals = done / (time.process_time() - t0)
+    return {ROWS[0]: sims_rate(empty, True), ROWS[1]: sims_rate(roots, True),
+            ROWS[2]: sims_rate(empty, False), ROWS[3]: evals}
+
+
+def run_side(src: Path, seconds: float, positions: Path) -> dict[str, float]:
+    """`measure` in a process of its own with `src` on PYTHONPATH, one thread."""
+    env = dict(os.environ, PYTHONPATH=f"{src}{os.pathsep}{HERE.parent}", NUMBA_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, str(HERE), "--seconds", str(seconds),
+                           "--measure", str(positions)], env=env, capture_output=True,
+                          text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"the run with {src} failed:\n{done.stderr}")
+    rates: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return rates
+
+
+def median(xs: list[float]) -> float:
+    return sorted(xs)[len(xs) // 2]
+
+
+@app.command()
+def main(
+    rev: str = typer.Option("e827b65", help="The git revision to compare with."),
+    seconds: float = typer.Option(1.0, help="CPU seconds of each row in each round."),
+    rounds: int = typer.Option(3, help="Alternating rounds of each side."),
+    measure_only: str = typer.Option("", "--measure", hidden=True,
+                                     help="(internal) measure this tree on these positions"),
+) -> None:
+    if measure_only:
+        with np.load(measure_only) as data:
+            print(json.dumps(measure(seconds, data["roots"], data["states"])))
+        return
+    from mcts_speed import positions as random_positions  # this tree's players: not in a side
+
+    sides = {"this tree": HERE.parent.parent / "src", rev: revision_src(rev)}
+    results: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
+    with tempfile.TemporaryDirectory() as tmp:
+        positions = Path(tmp) / "positions.npz"
+        np.savez(positions, roots=openings(12, seed=7), states=random_positions(5000, seed=1))
+        for src in sides.values():  # fill each side's numba cache before timing
+            run_side(src, 0.01, positions)
+        for r in range(rounds):
+            for name, src in (sides.items() if r % 2 == 0 else reversed(sides.items())):
+                results[name].append(run_side(src, seconds, positions))
+            console.print(f"round {r + 1}: " + "; ".join(
+                f"{name}: " + ", ".join(f"{v:,.0f}" for v in results[name][-1].values())
+                for name in sides))
+    table = Table(title=f"A second of one core, median of {rounds} rounds of {seconds:g} s")
+    table.add_column("per second")
+    table.add_column("this tree", justify="right")
+    table.add_column(rev, justify="right")
+    table.add_column("ratio", justify="right")
+    for row in ROWS:
+        new, old = (median([x[row] for x in results[name]]) for name in sides)
+        table.add_row(row if row == ROWS[3] else f"simulations, {row}", f"{new:,.0f}",
+                      f"{old:,.0f}", f"{new / old:.2f}x")
+    console.print(table)
+
+
+if __name__ == "__main__":
+    app()
