@@ -36,7 +36,6 @@ from ninefold.kernel import (
     COMPLETING,
     FORCED,
     FULL,
-    NTH,
     POPCOUNT,
     RESULT,
     SIDE,
@@ -52,8 +51,9 @@ INFINITE = 1 << 40  # a proof or disproof number meaning "never"
 PROBE = 8  # slots a key may sit in from its hash
 KEY, PN, DN, WORK = 0, 1, 2, 3  # a table row's columns
 DEPTH = 82  # frames: one per ply, 81 at most from any root
-GUIDE_NONE, GUIDE_PAPER = 0, 1
-CORNERS = (1 << 0) | (1 << 2) | (1 << 6) | (1 << 8)
+GUIDE_NONE, GUIDE_PAPER, GUIDE_DIAGONAL = 0, 1, 2
+DIAGONAL, ANTIDIAGONAL = (1 << 0) | (1 << 8), (1 << 2) | (1 << 6)
+CORNERS = DIAGONAL | ANTIDIAGONAL
 CENTRE = 1 << 4
 
 
@@ -97,7 +97,7 @@ def canonical_key(s: np.ndarray, squares: np.ndarray, masks: np.ndarray,
         h |= 1
         if best < 0 or h < best:
             best = h
-    return best
+    return int(best)
 
 
 @njit(cache=True, inline="always")
@@ -123,7 +123,7 @@ def lookup(table: np.ndarray, h: int) -> int:
         i = (h + j) & mask
         k = table[i, KEY]
         if k == h:
-            return i
+            return int(i)
         if k == 0:
             return -1
     return -1
@@ -150,20 +150,34 @@ def store(table: np.ndarray, h: int, pn: int, dn: int, work: int) -> None:
     table[victim, WORK] = work
 
 
+@njit(cache=True, inline="always")
+def _diagonal(s: np.ndarray) -> int:
+    """The corner squares of the diagonal on which X has more marks (all four on a tie)."""
+    main = 0
+    anti = 0
+    for b in range(9):
+        main += POPCOUNT[s[b] & DIAGONAL]
+        anti += POPCOUNT[s[b] & ANTIDIAGONAL]
+    return DIAGONAL if main > anti else ANTIDIAGONAL if anti > main else CORNERS
+
+
 @njit(cache=True)
 def guided_moves(s: np.ndarray, flags: int, guide: int, out: np.ndarray) -> int:
     """The moves searched at `s`, written to `out`, their number returned: a move that wins
     the game at once alone; else all of O's; X's under the guide. `GUIDE_PAPER` is the
     paper's shape: the centre squares while any is legal (the opening sends O back to the
     centre board), else corner squares and squares that complete a line of X's or of O's
-    in a small board; any move where none of those is legal."""
+    in a small board; any move where none of those is legal. `GUIDE_DIAGONAL` is the
+    same with the corner squares of one diagonal only: the one where X has more marks
+    (both diagonals while X has as many on each)."""
     win = winning_action(s, flags)
     if win >= 0:
         out[0] = win
         return 1
     actions = legal_actions(s)
     n = 0
-    if s[SIDE] == 0 and guide == GUIDE_PAPER:
+    if s[SIDE] == 0 and guide != GUIDE_NONE:
+        corners = CORNERS if guide == GUIDE_PAPER else _diagonal(s)
         for a in actions:
             if (CENTRE >> (a % 9)) & 1:
                 out[n] = a
@@ -172,7 +186,7 @@ def guided_moves(s: np.ndarray, flags: int, guide: int, out: np.ndarray) -> int:
             return n
         for a in actions:
             b, c = a // 9, a % 9
-            wanted = CORNERS | COMPLETING[s[b]] | COMPLETING[s[9 + b]]
+            wanted = corners | COMPLETING[s[b]] | COMPLETING[s[9 + b]]
             if (wanted >> c) & 1:
                 out[n] = a
                 n += 1
@@ -330,8 +344,8 @@ def proved_action(s: np.ndarray, flags: int, max_plies: int, table: np.ndarray) 
         child[:] = s
         play(child, a // 9, a % 9, flags)
         if leaf_numbers(child, flags, max_plies)[0] == 0:
-            return a
+            return int(a)
         slot = lookup(table, _key(child))
         if slot >= 0 and table[slot, PN] == 0:
-            return a
+            return int(a)
     return -1

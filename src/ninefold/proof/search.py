@@ -35,7 +35,7 @@ from ninefold import kernel
 from ninefold.proof import dfpn
 from ninefold.rules import Board, Move, X
 
-GUIDES = {"paper": dfpn.GUIDE_PAPER, "none": dfpn.GUIDE_NONE}
+GUIDES = {"paper": dfpn.GUIDE_PAPER, "diagonal": dfpn.GUIDE_DIAGONAL, "none": dfpn.GUIDE_NONE}
 STEP = 1_000_000  # expansions of one numba call, between two progress reports (a few s)
 TABLE_BITS = 24  # 16 million slots, 512 MB at most (pages are taken as they are used)
 Progress = Callable[[int, int, float], None]  # (expansions, positions in the table, CPU s)
@@ -72,8 +72,8 @@ class _Search:
         self.start = time.process_time()
 
     def solve(self, s: np.ndarray) -> bool:
-        """Search `s` (X to move) to the end: True proved, False disproved under the guide;
-        `NotProved` once the budget is spent."""
+        """Search `s` to the end: True proved, False disproved under the guide; `NotProved`
+        once the budget is spent."""
         while True:
             step = STEP
             if self.max_expansions is not None:
@@ -90,13 +90,18 @@ class _Search:
                 return pn == 0
 
     def proved_move(self, s: np.ndarray) -> int:
-        """X's move at `s` to a proved position, searching `s` again if the table lost it."""
+        """X's move at `s` to a proved position: one the table holds, else the first of the
+        guide's moves whose position a search proves (the table lost the proof's entries)."""
         action = int(dfpn.proved_action(s, self.flags, self.max_plies, self.table))
-        if action < 0:
-            if not self.solve(s):
-                raise AssertionError("a position proved once is disproved")
-            action = int(dfpn.proved_action(s, self.flags, self.max_plies, self.table))
-        return action
+        if action >= 0:
+            return action
+        moves = np.empty(81, np.int64)
+        for a in moves[:dfpn.guided_moves(s, self.flags, GUIDES[self.guide], moves)]:
+            child = s.copy()
+            kernel.play(child, a // 9, a % 9, self.flags)
+            if self.solve(child):
+                return int(a)
+        raise AssertionError("a position proved once has no proved move")
 
     def strategy(self, board: Board) -> dict[str, Move]:
         """X's proved move for every position X meets from `board`, O's replies all followed."""
