@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from ninefold import kernel
 from ninefold.cli import app
 from ninefold.moves import LINES, SYMMETRIES, has_line
+from ninefold.proof import dfpn
 from ninefold.proof.certificate import CertificateError, check, read, write
-from ninefold.proof.search import NotProved, key, paper_guide, prove, soonest
+from ninefold.proof.dfpn import key
+from ninefold.proof.search import NotProved, prove, soonest
 from ninefold.rules import Board, Move
 
 # X to move, a forced win 11 plies deep (found from the end of a random game)
@@ -89,12 +92,32 @@ def test_symmetric_positions_share_one_key() -> None:
         sorted(SYMMETRIES[5][i] for i in line) for line in LINES)
 
 
+def _guided(board: Board, guide: int) -> list[Move]:
+    out = np.empty(81, np.int64)
+    n = dfpn.guided_moves(kernel.from_board(board), board.rules.flags, guide, out)
+    return [Move.from_action(int(a)) for a in out[:n]]
+
+
 def test_the_paper_guide_sends_o_to_the_centre_board_first() -> None:
     board = Board("open-boards")
     board.push(Move(4, 4))
     board.push(Move(4, 2))
-    s = kernel.from_board(board)
-    assert paper_guide(s, kernel.legal_actions(s)).tolist() == [Move(2, 4).action]
+    assert _guided(board, dfpn.GUIDE_PAPER) == [Move(2, 4)]
+    assert len(_guided(board, dfpn.GUIDE_NONE)) == 9
+
+
+def test_the_diagonal_guide_keeps_to_the_diagonal_x_has_begun() -> None:
+    board = Board("open-boards")
+    board.push(Move(4, 4))
+    for j in (0, 1, 2, 3, 5, 6, 7, 8):  # the opening: O fills the centre board
+        board.push(Move(4, j))
+        board.push(Move(j, 4))
+    board.push(Move(1, 3))  # O sends X to board 3, X has no corner yet: all four
+    assert [m.cell for m in _guided(board, dfpn.GUIDE_DIAGONAL)] == [0, 2, 6, 8]
+    board.push(Move(3, 8))
+    board.push(Move(8, 5))  # X has a corner of the main diagonal: its two corners only
+    assert [m.cell for m in _guided(board, dfpn.GUIDE_DIAGONAL)] == [0, 8]
+    assert [m.cell for m in _guided(board, dfpn.GUIDE_PAPER)] == [0, 2, 6, 8]
 
 
 def test_a_forced_win_near_the_end_is_proved_and_its_certificate_checks() -> None:
@@ -103,6 +126,13 @@ def test_a_forced_win_near_the_end_is_proved_and_its_certificate_checks() -> Non
     assert strategy.root == NEAR_END and len(strategy.moves) == 49
     report = check(write(strategy.moves, strategy.root).splitlines())
     assert (report.root, report.positions, report.longest, report.unused) == (NEAR_END, 49, 11, 0)
+
+
+def test_a_table_too_small_to_keep_the_proof_is_searched_again() -> None:
+    board = Board.from_position(NEAR_END)
+    strategy = prove(board, table_bits=3)  # 8 slots: entries are lost all the time
+    report = check(write(strategy.moves, strategy.root).splitlines())  # a win all the same
+    assert report.root == NEAR_END and report.positions >= 49
 
 
 def test_the_soonest_win_is_searched_two_plies_at_a_time() -> None:
@@ -118,6 +148,8 @@ def test_the_soonest_win_is_searched_two_plies_at_a_time() -> None:
 def test_no_proof_where_o_holds() -> None:
     with pytest.raises(NotProved):
         prove(Board("open-boards"), max_expansions=50)
+    with pytest.raises(ValueError, match="guide must be one of paper, diagonal, none"):
+        prove(Board.from_position(NEAR_END), "corners")
     with pytest.raises(ValueError, match="X to move"):
         board = Board("open-boards")
         board.push(Move(4, 4))

@@ -9,8 +9,6 @@ import typer
 
 from ninefold.cli import _board, _fail, app, console, err
 
-GUIDES = ("paper", "none")
-
 
 @app.command()
 def prove(
@@ -22,7 +20,8 @@ def prove(
         None, "--check", help="Check this certificate with the reference rules alone, and stop."
     ),
     guide: str = typer.Option(
-        "paper", help="X's moves the search tries: paper (the paper's strategy shape) or none."
+        "paper", help="X's moves the search tries: paper (the paper's strategy shape), diagonal "
+        "(its corners on one diagonal only) or none."
     ),
     max_expansions: int | None = typer.Option(
         None, min=1, help="Give up after this many search expansions."
@@ -54,27 +53,24 @@ def prove(
                       f"{report.longest} plies, unused lines {report.unused:,}",
                       highlight=False, soft_wrap=True)
         return
-    from ninefold.proof.search import NotProved, every_move, paper_guide, soonest
+    from ninefold.proof.search import NotProved, soonest
     from ninefold.proof.search import prove as find
 
-    if guide not in GUIDES:
-        _fail(f"--guide must be one of {', '.join(GUIDES)}, not {guide!r}")
     board = _board(rules, moves, position)
 
     def progress(expansions: int, table: int, seconds: float) -> None:
         err.print(f"  {expansions:,} expansions, {table:,} positions in the table, "
                   f"{seconds:.0f} s CPU", highlight=False, soft_wrap=True)
 
-    chosen = paper_guide if guide == "paper" else every_move
     try:
-        strategy = find(board, chosen, progress=progress, max_expansions=max_expansions,
+        strategy = find(board, guide, progress=progress, max_expansions=max_expansions,
                         max_plies=max_plies)
     except (NotProved, ValueError) as exc:
         _fail(str(exc))
     if shortest:
         first = check_lines(write(strategy.moves, strategy.root).splitlines()).longest
         marks = sum(c is not None for c in board.cells)
-        strategy, plies = soonest(board, chosen, within=marks + first, progress=progress,
+        strategy, plies = soonest(board, guide, within=marks + first, progress=progress,
                                   max_expansions=max_expansions)
         console.print(f"the first strategy wins within {first} plies, the soonest found "
                       f"within {plies}", highlight=False)
