@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import re
 import signal
 import statistics
@@ -185,8 +186,11 @@ class Client:
         return status, json.loads(await reader.readexactly(length))
 
 
-async def play_one(base: str, level: int, lat: Latencies, started: asyncio.Event) -> str:
-    """One game against the computer, as a page plays it; returns its id."""
+async def play_one(base: str, level: int, lat: Latencies, started: asyncio.Event,
+                   think_ms: float = 0.0) -> str:
+    """One game against the computer, as a page plays it; returns its id. With
+    `think_ms`, the player thinks about that long (0.5 to 1.5 times) before each move."""
+    rng = random.Random(id(started))
     async with Client(base, lat) as client:
         status, made = await client.request(
             "POST", "/api/games", {"mode": "computer", "level": level, "side": "x"})
@@ -199,6 +203,8 @@ async def play_one(base: str, level: int, lat: Latencies, started: asyncio.Event
             while view["result"] is None:
                 sent = None
                 if view["turn"] == "x" and not view["thinking"]:
+                    if think_ms:
+                        await asyncio.sleep(rng.uniform(0.5, 1.5) * think_ms / 1000)
                     t0 = sent = time.monotonic()
                     status, answer = await client.request(
                         "POST", f"/api/games/{gid}/moves",
@@ -273,12 +279,13 @@ def line(name: str, xs: list[float], ref: float) -> str:
             f"{max(xs, default=float('nan')):>8.1f} {med / ref:>8.2f}x")
 
 
-async def run(games: int, level: int, kill_after: int, server: Server, base: str) -> int:
+async def run(games: int, level: int, kill_after: int, server: Server, base: str,
+              think_ms: float = 0.0) -> int:
     lat = Latencies()
     started = [asyncio.Event() for _ in range(games)]
     t0, client_cpu = time.monotonic(), time.process_time()
     server.count_from()
-    tasks = [asyncio.create_task(play_one(base, level, lat, s)) for s in started]
+    tasks = [asyncio.create_task(play_one(base, level, lat, s, think_ms)) for s in started]
     killed = ""
     if kill_after > 0:
         await asyncio.gather(*(s.wait() for s in started))
@@ -329,13 +336,16 @@ def main(
     kill_after: int = typer.Option(None, min=0, help="Kill -9 the server once the players "
                                    "have made this many moves in all, and restart it (0: no "
                                    "kill; default: 10 a game)."),
+    think_ms: float = typer.Option(0.0, min=0.0, help="Each player thinks this long (0.5 to "
+                                   "1.5 times) before each move, as people do (0: at once, "
+                                   "a closed loop that keeps the server saturated)."),
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(Path(tmp) / "load.sqlite")
         base = server.start()
         try:
             moves = 10 * games if kill_after is None else kill_after
-            status = asyncio.run(run(games, level, moves, server, base))
+            status = asyncio.run(run(games, level, moves, server, base, think_ms))
         finally:
             server.stop()
     raise typer.Exit(status)

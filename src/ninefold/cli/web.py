@@ -82,9 +82,10 @@ def serve(
               "; Ctrl-C stops)", highlight=False, markup=False, soft_wrap=True)
     # httptools: uvicorn's C parser (a tenth less CPU a request than h11, measured by
     # benchmarks/web_load.py); the standard event loop (uvloop answered the moves sooner
-    # but the computer's replies later: no less CPU, only another order)
+    # but the computer's replies later: no less CPU, only another order); WebSocket
+    # messages not compressed (a view is a few kB; compressing each cost CPU a message)
     config = uvicorn.Config(application, log_level="warning", ws="websockets-sansio",
-                            http="httptools", loop="asyncio",
+                            http="httptools", loop="asyncio", ws_per_message_deflate=False,
                             workers=processes, factory=processes > 1)
     if processes == 1:
         uvicorn.Server(config).run(sockets=[sock])

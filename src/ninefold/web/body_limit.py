@@ -31,9 +31,8 @@ class BodyLimit:
         limit = self.limit
         if self.uploads and scope.get("path", "").startswith(self.uploads[0]):
             limit = self.uploads[1]
-        too_big = JSONResponse({"detail": f"the body is over {limit} bytes"}, 413)
         if length is not None and (not length.isdigit() or int(length) > limit):
-            await too_big(scope, receive, send)
+            await _too_big(limit)(scope, receive, send)
             return
         body, size, more = [], 0, True
         while more:  # read it all first (it is small), counting
@@ -44,7 +43,7 @@ class BodyLimit:
             size += len(body[-1])
             more = message.get("more_body", False)
             if size > limit:
-                await too_big(scope, receive, send)
+                await _too_big(limit)(scope, receive, send)
                 return
         whole = b"".join(body)
         sent = False
@@ -57,3 +56,7 @@ class BodyLimit:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+def _too_big(limit: int) -> JSONResponse:
+    return JSONResponse({"detail": f"the body is over {limit} bytes"}, 413)

@@ -109,6 +109,7 @@ class Computer:
     def _readable(self, child: Child) -> None:
         """A worker's pipe has something: its answer, or its end."""
         asked = self._asked[child]
+        gone: ChildGone | None = None
         try:
             messages = child.read_ready()
         except ChildGone as exc:
@@ -116,7 +117,6 @@ class Computer:
         else:
             if not messages:
                 return  # part of the answer: the rest is coming
-            gone = None
         asked.answer.get_loop().remove_reader(asked.fd)  # before the pipe closes
         del self._asked[child]
         if gone is not None:

@@ -80,7 +80,7 @@ class Hub:
         """After a change is stored: let the computer move if it is its turn, tell every
         page watching, and answer the view (built once for all) with `token`'s sides."""
         if game.computer_to_move() and game.id not in self.thinking:
-            self.thinking[game.id] = asyncio.create_task(self._computer_moves(game.id))
+            self.thinking[game.id] = asyncio.create_task(self._computer_moves(game))
         self._watch_clock(game)
         view = self.view(game)
         await self.broadcast(view)
@@ -123,10 +123,14 @@ class Hub:
             except Exception:  # a page gone: forget it
                 self.unwatch(view.id, ws)
 
-    async def _computer_moves(self, game_id: str) -> None:
+    async def _computer_moves(self, stored: WebGame) -> None:
+        """The computer's move in `stored` (as it was just stored), searched, played and
+        stored, unless a change came meanwhile."""
+        game_id, game = stored.id, stored
         try:
             async with self.store.claim(game_id):  # other processes: one searches it
-                game = await self.store.call(self.store.get, game_id)
+                if self.store.shared:  # and another may have changed the game meanwhile
+                    game = await self.store.call(self.store.get, game_id)
                 if not game.computer_to_move() or game.level is None:
                     return
                 changes = game.changes

@@ -19,6 +19,7 @@ the statuses a route may answer, for the OpenAPI schema.
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Annotated, Any, Literal
 
@@ -240,10 +241,20 @@ def small_boards(board: Board, allowed: set[int]) -> list[SmallBoard]:
     >>> boards[4].cells == [""] * 9, boards[4].owner, boards[4].allowed, boards[0].allowed
     (True, '', True, False)
     """
-    cells = [_CELL[c] for c in board.cells]  # typed right by construction: not validated
-    return [SmallBoard.model_construct(cells=cells[9 * b:9 * b + 9],
-                                       owner=_owner(board, b, cells), allowed=b in allowed)
+    cells = board.cells
+    return [_small_board(tuple(cells[9 * b:9 * b + 9]), board.owners[b], b in allowed)
             for b in range(9)]
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _small_board(cells: tuple[Mark | None, ...], owner: Mark | None, allowed: bool,
+                 ) -> SmallBoard:
+    """One small board's view, made once for each content it has had (of the nine in a
+    view, a move changes one or two): the views that hold it do not change it."""
+    shown = [_CELL[c] for c in cells]  # typed right by construction: not validated
+    return SmallBoard.model_construct(
+        cells=shown, owner=side(owner) if owner is not None else "" if None in cells else "draw",
+        allowed=allowed)
 
 
 def replay(title: str, x: str, o: str, board: Board, moves: list[Move], opening_plies: int,
@@ -265,15 +276,6 @@ def replay(title: str, x: str, o: str, board: Board, moves: list[Move], opening_
 
 def _last(board: Board) -> str | None:
     return str(board.move_stack[-1]) if board.move_stack else None
-
-
-def _owner(board: Board, b: int, cells: list[Literal["x", "o", ""]],
-           ) -> Literal["x", "o", "draw", ""]:
-    """Who won small board `b` (`cells`: the board's cells as `small_boards` writes them)."""
-    owner = board.owners[b]
-    if owner is not None:
-        return side(owner)
-    return "" if "" in cells[9 * b:9 * b + 9] else "draw"
 
 
 def _status(game: WebGame, board: Board, outcome: Outcome | None) -> str:
