@@ -20,10 +20,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
+from prove import OPENING  # benchmarks/prove.py, beside this script
 
-from ninefold.rules import Board, Move, X
+from ninefold.rules import Board, X
 
-OPENING = [Move(4, 4)] + [m for j in (0, 1, 2, 3, 5, 6, 7, 8) for m in (Move(4, j), Move(j, 4))]
 REFUTATION = "a1 c1 g1 a3 a8 c4 g2 a6 a9 c7 h1 f1 i1 g3 a7"  # after the opening
 
 

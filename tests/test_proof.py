@@ -120,19 +120,35 @@ def test_the_diagonal_guide_keeps_to_the_diagonal_x_has_begun() -> None:
     assert [m.cell for m in _guided(board, dfpn.GUIDE_PAPER)] == [0, 2, 6, 8]
 
 
+def test_the_race_to_a_line_counts_the_marks_each_side_still_needs() -> None:
+    board = Board("open-boards")
+    board.push(Move(4, 4))
+    for j in (0, 1, 2, 3, 5, 6, 7, 8):  # the opening: O owns the centre board
+        board.push(Move(4, j))
+        board.push(Move(j, 4))
+    s = kernel.from_board(board)
+    # X: two marks in each of three outer boards; O: three in each of two opposite boards
+    assert (dfpn.game_need(s, 0), dfpn.game_need(s, 1)) == (6, 6)
+    s[dfpn.BIG + 1] |= 0b111_000_000  # O owns the bottom row of boards,
+    s[dfpn.BIG + 1] |= 0b001_001_001  # the left column
+    s[dfpn.BIG + 1] |= 0b000_000_111  # and the top row: every line of X's is blocked
+    assert dfpn.game_need(s, 0) == dfpn.NO_LINE
+    assert dfpn.leaf_numbers(s, board.rules.flags, 81) == (dfpn.INFINITE, 0)
+
+
 def test_a_forced_win_near_the_end_is_proved_and_its_certificate_checks() -> None:
     board = Board.from_position(NEAR_END)
     strategy = prove(board)
-    assert strategy.root == NEAR_END and len(strategy.moves) == 49
+    assert strategy.root == NEAR_END and len(strategy.moves) == 69
     report = check(write(strategy.moves, strategy.root).splitlines())
-    assert (report.root, report.positions, report.longest, report.unused) == (NEAR_END, 49, 11, 0)
+    assert (report.root, report.positions, report.longest, report.unused) == (NEAR_END, 69, 13, 0)
 
 
 def test_a_table_too_small_to_keep_the_proof_is_searched_again() -> None:
     board = Board.from_position(NEAR_END)
     strategy = prove(board, table_bits=3)  # 8 slots: entries are lost all the time
     report = check(write(strategy.moves, strategy.root).splitlines())  # a win all the same
-    assert report.root == NEAR_END and report.positions >= 49
+    assert report.root == NEAR_END and report.positions >= 69
 
 
 def test_the_soonest_win_is_searched_two_plies_at_a_time() -> None:
@@ -222,9 +238,9 @@ def test_prove_writes_a_certificate_that_prove_check_accepts(tmp_path) -> None:
     result = runner.invoke(app, ["prove", "--position", NEAR_END, "--out", str(out)])
     text = " ".join(result.output.split())
     assert result.exit_code == 0, text
-    assert "positions 49, longest forced line 11 plies" in text
+    assert "positions 69, longest forced line 13 plies" in text
     result = runner.invoke(app, ["prove", "--check", str(out)])
-    assert result.exit_code == 0 and "longest forced line 11 plies" in result.output
+    assert result.exit_code == 0 and "longest forced line 13 plies" in result.output
     result = runner.invoke(app, ["prove", "--position", NEAR_END, "--shortest"])
     assert "the soonest found within 11" in " ".join(result.output.split())
     result = runner.invoke(app, ["prove", "--position", NEAR_END, "--max-plies", "59"])

