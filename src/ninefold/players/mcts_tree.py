@@ -55,7 +55,7 @@ from ninefold.kernel import (
 )
 from ninefold.players import warmup
 from ninefold.players.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
-from ninefold.players.net import Net, evaluate, new_scratch, random_net
+from ninefold.players.net import SearchNet, evaluate_moves, for_search, new_scratch, random_net
 
 UNKNOWN, LOSS, DRAW, WIN_ = -1, 0, 1, 2
 ROOT, USED = 0, 1  # the two entries of `meta`
@@ -211,7 +211,7 @@ def _reward(result: int, draw_x: float) -> float:
 @njit(cache=True, nogil=True)
 def search(
     t: TreeArrays, root_state: np.ndarray, flags: int, sims: int, c: float, policy: int,
-    solver: bool, rng: np.ndarray, net: Net | None = None, mix: float = 0.0,
+    solver: bool, rng: np.ndarray, net: SearchNet | None = None, mix: float = 0.0,
     draw: float = 0.5,
 ) -> int:
     """Run up to `sims` simulations from the root; returns how many ran.
@@ -235,7 +235,7 @@ def search(
     path = np.empty(90, np.int64)
     logits = np.zeros(81, np.float32)
     if net is not None:
-        scratch = new_scratch(net)
+        scratch = new_scratch(net.net)
     root = t.meta[ROOT]
     root_side = root_state[SIDE]
     draw_x = draw if root_side == 0 else 1.0 - draw  # a draw's reward for X
@@ -261,7 +261,7 @@ def search(
             f = atomic_load(first, node)
             if f < 0:
                 if net is not None:
-                    v = evaluate(net, s, flags, scratch, logits)  # for the side to move
+                    v = evaluate_moves(net, s, flags, scratch, logits)  # for the side to move
                     grown = _expand(t, node, s, flags, logits, True)
                     if grown > 0 and solver and status[node] != UNKNOWN:
                         continue  # proven at once by a winning child
@@ -505,5 +505,5 @@ warmup.add("mcts", seconds=10, steps=[
 
 warmup.add("mcts-net", seconds=8, steps=[
     (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
-                      random_net(0, 8, 8), 0.0, 0.5)),
+                      for_search(random_net(0, 8, 8)), 0.0, 0.5)),
 ])
