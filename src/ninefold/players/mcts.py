@@ -25,7 +25,7 @@ Spec options (all optional)::
     mcts:solver=off          no MCTS-solver
     mcts:reuse=off           start every move from an empty tree
     mcts:nodes=2000000       tree capacity (per thread with parallel=root; two buffers of
-                             it: about 46 MB each; all of them must fit in memory;
+                             it: about 48 MB each; all of them must fit in memory;
                              ``ninefold bot`` on a time bank: 8000000, memory allowing)
     mcts:seed=1              random seed
     mcts:tm=flat             with a time bank, a fixed share a move (``smart``, the default:

@@ -1,9 +1,11 @@
 """The numba half of the MCTS player: a UCT tree in flat preallocated arrays.
 
-No Python object per node. A tree is a `TreeArrays`: six arrays indexed by
-node number plus a small `meta` array (the fields are described there); the
-children of a node sit next to each other. Numba takes the named tuple as
-one argument, so the layout is written once.
+No Python object per node. A tree is a `TreeArrays`: seven views, indexed by
+node number, into one array of 24-byte node records (`NODE`), plus a small
+`meta` array (the fields are described there); the children of a node sit
+next to each other, so a selection reads a node's children from a few
+consecutive cache lines. Numba takes the named tuple as one argument, so the
+layout is written once.
 
 The search is MCTS-solver (Winands et al. 2008): a node whose move ends the game
 gets its exact value; a node with a winning child is a proven loss for the
@@ -67,9 +69,11 @@ POLICY_WIN = 1  # take a move that wins the game at once, else uniform
 
 
 class TreeArrays(NamedTuple):
-    """A search tree in flat arrays, node `n` at index `n` of each.
+    """A search tree, node `n` at index `n` of each field.
 
-    The dtypes are those of `DTYPES`; `alloc` makes one.
+    The seven node fields are views into one array of records (`NODE`), so a
+    node's fields share a cache line and the children a selection scans lie
+    in a few consecutive lines; `alloc` makes one.
     """
 
     first: np.ndarray  # index of n's first child, -1 while n is not expanded
@@ -83,26 +87,25 @@ class TreeArrays(NamedTuple):
     # the capacity once the tree is full)
 
 
-DTYPES: tuple[type[np.generic], ...] = (  # of the arrays, in `TreeArrays`' order
-    np.int32, np.int8, np.int8, np.int32, np.float64, np.int8, np.float32, np.int64)
-BYTES_PER_NODE = sum(np.dtype(d).itemsize for d in DTYPES[:-1])
+# A node's record: the fields the selection reads of each child, then the rest (24 bytes).
+NODE = np.dtype([("visits", np.int32), ("prior", np.float32), ("wins", np.float64),
+                 ("first", np.int32), ("status", np.int8), ("move", np.int8),
+                 ("nchild", np.int8)], align=True)
+BYTES_PER_NODE = NODE.itemsize
 
 
 def alloc(capacity: int) -> TreeArrays:
-    """Arrays for a tree of `capacity` nodes, zeroed (every page touched now).
+    """A tree of `capacity` nodes, zeroed (every page touched now).
 
     >>> tree = alloc(100)
     >>> reset(tree)
-    >>> tree.first.shape, int(tree.meta[USED])
-    ((100,), 1)
+    >>> tree.first.shape, int(tree.meta[USED]), tree.wins.strides
+    ((100,), 1, (24,))
     """
-    sizes = [capacity] * 7 + [2]
-    arrays = []
-    for size, dtype in zip(sizes, DTYPES, strict=True):
-        a = np.empty(size, dtype)
-        a.fill(0)  # not np.zeros: it may leave the pages untouched until a timed search
-        arrays.append(a)
-    return TreeArrays(*arrays)
+    nodes = np.empty(capacity, NODE)
+    nodes.view(np.uint8).fill(0)  # not np.zeros: it may leave the pages untouched until a search
+    fields = {name: nodes[name] for name in TreeArrays._fields[:-1]}
+    return TreeArrays(**fields, meta=np.zeros(2, np.int64))
 
 
 @njit(cache=True, inline="always")
