@@ -287,7 +287,7 @@ def search(
             # select a child: UCT, or PUCT with the network's priors
             k = nchild[node]
             best = -1
-            best_value = -1e300
+            best_num, best_den = 0.0, 1.0
             n_parent = max(visits[node], 1)
             q_draw = draw_x if s[SIDE] == 0 else 1.0 - draw_x  # for the player choosing
             if net is not None:
@@ -305,19 +305,23 @@ def search(
                         best = i
                         break
                 n = visits[i]
-                if net is not None:
-                    q = fpu if n == 0 else wins[i] / n
+                # the child's value as a fraction num / den, compared without dividing
+                if net is not None:  # q + c * prior * sqrt_n / (1 + n)
+                    e = c * prior[i] * sqrt_n
                     if solver and sti == DRAW:
-                        q = q_draw
-                    value = q + c * prior[i] * sqrt_n / (1 + n)
+                        num, den = q_draw * (1 + n) + e, 1.0 + n
+                    elif n == 0:
+                        num, den = fpu + e, 1.0
+                    else:
+                        num, den = wins[i] * (1 + n) + e * n, n * (1.0 + n)
                 else:
                     if n == 0:
                         best = i
                         break
                     q = q_draw if (solver and sti == DRAW) else wins[i] / n
-                    value = q + c * np.sqrt(log_n / n)
-                if value > best_value:
-                    best_value = value
+                    num, den = q + c * np.sqrt(log_n / n), 1.0
+                if best < 0 or num * best_den > best_num * den:
+                    best_num, best_den = num, den
                     best = i
             if best < 0:  # every child lost: cannot happen unless the solver missed a proof
                 best = f
