@@ -20,6 +20,11 @@ likewise add up only the rows of the units ReLU let through (about a third
 of them). The value is the expected score of the side to move (win 1,
 draw 1/2, loss 0).
 
+`evaluate` is the float32 reference. The search calls `evaluate_moves` on
+the network as `for_search` lays it out: the policy of the legal moves only
+(a row of `wp_moves` each), and with ``quantised`` (``mcts:quant=on``, the
+default) a first layer in int16 steps summed exactly in int32.
+
 The weights are plain float32 arrays in a ``.npz`` file (`save_net`,
 `load_net`); the one shipped with ninefold is `DEFAULT_PATH`, made by
 ``python -m ninefold.learn`` (its ``meta`` entry records the command, the seed
