@@ -266,6 +266,14 @@ def test_network_search_keeps_the_solver(tmp_path):
     assert (str(result.move), result.info["proven"]) == ("i1", "win")
 
 
+def test_the_search_quantises_the_first_layer_unless_told_not_to():
+    on, off = make_player("mcts:net=default"), make_player("mcts:net=default,quant=off")
+    assert on.net is not None and on.net.w1q.shape == (FEATURES, 256)
+    assert off.net is not None and off.net.w1q.shape[0] == 0
+    for player in (on, off):
+        assert player.play(Board(), Limit(sims=300)).move in Board().legal_moves
+
+
 def test_mix_is_checked():
     with pytest.raises(PlayerSpecError, match=r"mix must be 0\.\.1"):
         make_player("mcts:net=default,mix=2")
