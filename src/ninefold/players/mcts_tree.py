@@ -320,7 +320,8 @@ def search(
                         break
                     q = q_draw if (solver and sti == DRAW) else wins[i] / n
                     num, den = q + c * np.sqrt(log_n / n), 1.0
-                if best < 0 or num * best_den > best_num * den:
+                if best < 0 or (num * best_den > best_num * den if net is not None
+                                else num > best_num):  # UCT: den is always 1
                     best_num, best_den = num, den
                     best = i
             if best < 0:  # every child lost: cannot happen unless the solver missed a proof
