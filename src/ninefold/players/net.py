@@ -270,6 +270,17 @@ def _add_steps(sums: np.ndarray, w: np.ndarray, rows: np.ndarray, m: int) -> Non
 
 
 @njit(cache=True, nogil=True, fastmath=True, inline="always")
+def _first_layer(net: Net, scratch: Scratch, n: int) -> int:
+    """From the `n` features in `scratch`'s idx, the first layer's units (in `h1`, and
+    those on gathered into rows and xs); returns how many are on."""
+    idx, h1, _, rows, xs, _ = scratch
+    h1[:] = net.b1
+    xs[:n] = 1.0  # a feature that is on
+    _add_rows(h1, net.w1, idx, xs, n)
+    return _relu_rows(h1, rows, xs)
+
+
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
 def _second_layer(net: Net, scratch: Scratch, m: int) -> int:
     """From the `m` first-layer units in `scratch`'s rows and xs, the second layer's
     (in `h2`, and gathered into rows and xs); returns how many are on."""
@@ -295,12 +306,8 @@ def evaluate(net: Net, s: np.ndarray, flags: int, scratch: Scratch, logits: np.n
     Each layer adds up the weight rows of its active inputs (the features
     that are on, then the units ReLU let through), eight rows a pass.
     """
-    idx, h1, _, rows, xs, _ = scratch
-    n = features(s, flags, idx)
-    h1[:] = net.b1
-    xs[:n] = 1.0  # a feature that is on
-    _add_rows(h1, net.w1, idx, xs, n)
-    m = _second_layer(net, scratch, _relu_rows(h1, rows, xs))
+    idx, _, _, rows, xs, _ = scratch
+    m = _second_layer(net, scratch, _first_layer(net, scratch, features(s, flags, idx)))
     logits[:] = net.bp
     _add_rows(logits, net.wp, rows, xs, m)
     return _value(net, rows, xs, m)
@@ -325,11 +332,10 @@ def evaluate_moves(sn: SearchNet, s: np.ndarray, flags: int, scratch: Scratch,
         _add_steps(sums, sn.w1q, idx, n)
         for j in range(h1.shape[0]):
             h1[j] = net.b1[j] + sn.step[j] * np.float32(sums[j])
+        m = _relu_rows(h1, rows, xs)
     else:
-        h1[:] = net.b1
-        xs[:n] = 1.0  # a feature that is on
-        _add_rows(h1, net.w1, idx, xs, n)
-    m = _second_layer(net, scratch, _relu_rows(h1, rows, xs))
+        m = _first_layer(net, scratch, n)
+    m = _second_layer(net, scratch, m)
     legal = 0
     for k in range(n):
         legal += LEGAL <= idx[k] < LEGAL + 81
