@@ -13,9 +13,13 @@ measures, for each side:
 - ``net, mid-game``: the same from each of a fixed set of positions (random
   openings of 8 to 40 plies, the same for both sides), the time shared out;
 - ``no network, empty board``: plain ``mcts`` (UCT, a playout a leaf);
-- ``network evaluations``: `net.evaluate` alone on positions from random games.
+- ``network evaluations``: the search's evaluation alone (`net.evaluate_moves`
+  here, `net.evaluate` in a revision without it) on positions from random games.
 
-    .venv/bin/python benchmarks/net_speed.py --rev e827b65 --seconds 1 --rounds 3
+This tree's side runs the network as ``mcts:net=default`` does, its first
+layer in int16; ``--no-quant`` in float32 (``mcts:quant=off``).
+
+    .venv/bin/python benchmarks/net_speed.py --rev e827b65 --seconds 1 --rounds 3 [--no-quant]
 """
 
 from __future__ import annotations
@@ -60,14 +64,21 @@ def openings(n: int, seed: int) -> np.ndarray:
     return np.array(out)
 
 
-def measure(seconds: float, roots: np.ndarray, states: np.ndarray) -> dict[str, float]:
+def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
+            quant: bool) -> dict[str, float]:
     """The rates of `ROWS` for the ninefold on this PYTHONPATH (run in the side's process):
-    searches from the empty board and from `roots`, evaluations of `states`."""
+    searches from the empty board and from `roots`, evaluations of `states` (those the
+    search makes: with `quant`, and a tree that has it, the int16 first layer)."""
     from ninefold.players import mcts as m
     from ninefold.players import mcts_tree as mt
-    from ninefold.players.net import Scratch, evaluate, load_net
+    from ninefold.players import net as netmod
 
-    net = load_net("default")
+    if hasattr(netmod, "for_search"):  # the network laid out as this tree's search reads it
+        net = netmod.for_search(netmod.load_net("default"), quant)
+        evaluate, scratch = netmod.evaluate_moves, netmod.Scratch.make(net.net)
+    else:  # a revision whose search reads the `Net` itself
+        net = netmod.load_net("default")
+        evaluate, scratch = netmod.evaluate, netmod.Scratch.make(net)
     tree = mt.alloc(NODES)
     rng = kernel.make_rng(1)
 
@@ -86,14 +97,15 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray) -> dict[str, 
         return done / spent
 
     @njit(nogil=True)  # not cached: each side compiles it against its own `evaluate`
-    def evaluate_all(states: np.ndarray, scratch: Scratch, logits: np.ndarray) -> float:
+    def evaluate_all(states: np.ndarray, scratch: tuple[np.ndarray, ...],
+                     logits: np.ndarray) -> float:
         total = 0.0
         for i in range(states.shape[0]):
             total += evaluate(net, states[i], 0, scratch, logits)
         return total
 
     empty = kernel.new_state()[None, :]
-    scratch, logits = Scratch.make(net), np.empty(81, np.float32)
+    logits = np.empty(81, np.float32)
     mt.search(tree, empty[0], 0, 10, 1.0, mt.POLICY_WIN, True, rng, net, 0.5, 0.3)  # compile
     evaluate_all(states[:2], scratch, logits)
     done = 0
@@ -106,12 +118,12 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray) -> dict[str, 
             ROWS[2]: sims_rate(empty, False), ROWS[3]: evals}
 
 
-def run_side(src: Path, seconds: float, positions: Path) -> dict[str, float]:
+def run_side(src: Path, seconds: float, positions: Path, quant: bool) -> dict[str, float]:
     """`measure` in a process of its own with `src` on PYTHONPATH, one thread."""
     env = dict(os.environ, PYTHONPATH=f"{src}{os.pathsep}{HERE.parent}", NUMBA_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, str(HERE), "--seconds", str(seconds),
-                           "--measure", str(positions)], env=env, capture_output=True,
-                          text=True, check=False)
+    done = subprocess.run([sys.executable, str(HERE), "--seconds", str(seconds), "--measure",
+                           str(positions), "--quant" if quant else "--no-quant"], env=env,
+                          capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"the run with {src} failed:\n{done.stderr}")
     rates: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -127,12 +139,15 @@ def main(
     rev: str = typer.Option("e827b65", help="The git revision to compare with."),
     seconds: float = typer.Option(1.0, help="CPU seconds of each row in each round."),
     rounds: int = typer.Option(3, help="Alternating rounds of each side."),
+    quant: bool = typer.Option(True, help="This tree's network with its int16 first layer, "
+                                          "as mcts:net=default runs it (--no-quant: float32, "
+                                          "mcts:quant=off)."),
     measure_only: str = typer.Option("", "--measure", hidden=True,
                                      help="(internal) measure this tree on these positions"),
 ) -> None:
     if measure_only:
         with np.load(measure_only) as data:
-            print(json.dumps(measure(seconds, data["roots"], data["states"])))
+            print(json.dumps(measure(seconds, data["roots"], data["states"], quant)))
         return
     from mcts_speed import positions as random_positions  # this tree's players: not in a side
 
@@ -142,10 +157,10 @@ def main(
         positions = Path(tmp) / "positions.npz"
         np.savez(positions, roots=openings(12, seed=7), states=random_positions(5000, seed=1))
         for src in sides.values():  # fill each side's numba cache before timing
-            run_side(src, 0.01, positions)
+            run_side(src, 0.01, positions, quant)
         for r in range(rounds):
             for name, src in (sides.items() if r % 2 == 0 else reversed(sides.items())):
-                results[name].append(run_side(src, seconds, positions))
+                results[name].append(run_side(src, seconds, positions, quant))
             console.print(f"round {r + 1}: " + "; ".join(
                 f"{name}: " + ", ".join(f"{v:,.0f}" for v in results[name][-1].values())
                 for name in sides))

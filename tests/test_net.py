@@ -23,7 +23,9 @@ from ninefold.players.net import (
     NetError,
     Scratch,
     evaluate,
+    evaluate_moves,
     features,
+    for_search,
     load_net,
     net_meta,
     random_net,
@@ -147,6 +149,45 @@ def test_forward_pass_agrees_with_torch():
     assert all(np.array_equal(a, b) for a, b in zip(net, back, strict=True))
 
 
+def shipped_net_outputs(n: int) -> list[tuple[list[float], list[np.ndarray]]]:
+    """For positions of `n` random games (free moves and three presets among them), the
+    shipped network's values and legal moves' logits by `evaluate`, then by
+    `evaluate_moves` unquantised and quantised."""
+    net = load_net("default")
+    scratch, idx = Scratch.make(net), np.empty(MAX_ACTIVE, np.int64)
+    ways = ((evaluate, net), (evaluate_moves, for_search(net)),
+            (evaluate_moves, for_search(net, quantised=True)))
+    out: list[tuple[list[float], list[np.ndarray]]] = [([], []) for _ in ways]
+    for seed in range(n):
+        board = random_board(seed, ("standard", "tic-tac-ku", "codingame")[seed % 3])
+        if board.outcome() is not None:
+            continue
+        s, flags = from_board(board), board.rules.flags
+        legal = [int(i) - netmod.LEGAL for i in idx[:features(s, flags, idx)]
+                 if netmod.LEGAL <= i < netmod.LEGAL + 81]
+        for (f, sn), (values, logits) in zip(ways, out, strict=True):
+            row = np.full(81, np.nan, np.float32)
+            values.append(f(sn, s, flags, scratch, row))
+            logits.append(row[legal])
+    return out
+
+
+def test_search_evaluation_is_the_reference_and_quantised_close_to_it():
+    """`evaluate_moves` gives `evaluate`'s value and legal logits; with the int16 first
+    layer the value moves by less than 2e-3, a logit by less than 0.01, and the move
+    with the highest logit is the same in at least 99.9% of positions."""
+    (v, lg), (v_plain, lg_plain), (v_quant, lg_quant) = shipped_net_outputs(3000)
+    np.testing.assert_allclose(v_plain, v, atol=1e-6)
+    for a, b in zip(lg_plain, lg, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-4)
+    np.testing.assert_allclose(v_quant, v, atol=2e-3)
+    same = 0
+    for a, b in zip(lg_quant, lg, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-2)
+        same += int(np.argmax(a)) == int(np.argmax(b))
+    assert same >= 0.999 * len(lg)
+
+
 # --- files --------------------------------------------------------------------------------
 
 
@@ -223,6 +264,14 @@ def test_network_search_keeps_the_solver(tmp_path):
     board = Board.from_position("standard xxxxxxxx1/9/9/o1oo1oo1o/9/9/o1o6/9/9 x 2 xx.......")
     result = make_player(f"mcts:net={path},sims=2000,seed=1").play(board, Limit())
     assert (str(result.move), result.info["proven"]) == ("i1", "win")
+
+
+def test_the_search_quantises_the_first_layer_unless_told_not_to():
+    on, off = make_player("mcts:net=default"), make_player("mcts:net=default,quant=off")
+    assert on.net is not None and on.net.w1q.shape == (FEATURES, 256)
+    assert off.net is not None and off.net.w1q.shape[0] == 0
+    for player in (on, off):
+        assert player.play(Board(), Limit(sims=300)).move in Board().legal_moves
 
 
 def test_mix_is_checked():

@@ -342,7 +342,7 @@ def runner_turn_plan(turn_ms: float, overshoots: Sequence[float],
 
 # --- a bot on a time bank: the search's tree there (`ninefold.protocols.botmain`) -------------
 
-BANK_TREE_NODES = 8_000_000  # room for the longest moves (two buffers: 368 MB): at Riddles'
+BANK_TREE_NODES = 8_000_000  # room for the longest moves (two buffers: 384 MB): at Riddles'
 # clock the default 2 M held 1.2-1.9 M nodes after most moves and was full after some
 # (docs/players.md, "The tree at this clock")
 BANK_TREE_LEAST_MEMORY_MB = 1536  # ... where the process may use this much memory (its

@@ -12,6 +12,8 @@ Spec options (all optional)::
     mcts:net=default         value positions with the policy-value network shipped with
                              ninefold (PUCT with its move probabilities as priors), or
                              with the network in a file: ``net=PATH`` (``net=off``: none)
+    mcts:quant=off           with a network, its first layer in float32 as trained (the
+                             default, ``on``: in 16-bit integers, faster, as strong)
     mcts:mix=0.25            with a network, value a leaf by this share of a playout's
                              result and the rest the network's (default 0.5)
     mcts:draw=0.5            what a draw is worth to this player, 0..1: less plays on for
@@ -23,7 +25,7 @@ Spec options (all optional)::
     mcts:solver=off          no MCTS-solver
     mcts:reuse=off           start every move from an empty tree
     mcts:nodes=2000000       tree capacity (per thread with parallel=root; two buffers of
-                             it: about 46 MB each; all of them must fit in memory;
+                             it: about 48 MB each; all of them must fit in memory;
                              ``ninefold bot`` on a time bank: 8000000, memory allowing)
     mcts:seed=1              random seed
     mcts:tm=flat             with a time bank, a fixed share a move (``smart``, the default:
@@ -66,7 +68,7 @@ import numpy as np
 
 from ninefold import kernel, timing
 from ninefold.players import mcts_tree as mt
-from ninefold.players.net import Net, load_net
+from ninefold.players.net import SearchNet, for_search, load_net
 from ninefold.players.player import MAX_MS, Limit, Player, PlayResult, check_positive
 from ninefold.players.registry import register
 from ninefold.players.warmup import compile_searches
@@ -136,7 +138,7 @@ class Tree:
         return False
 
     def search(self, sims: int, c: float, policy: int, solver: bool, worker: int = 0,
-               net: Net | None = None, mix: float = 0.0, draw: float = 0.5) -> int:
+               net: SearchNet | None = None, mix: float = 0.0, draw: float = 0.5) -> int:
         assert self.root_state is not None
         return int(mt.search(self.arrays, self.root_state, self.flags, sims, c, policy, solver,
                              self.rngs[worker], net, mix, draw))
@@ -276,6 +278,7 @@ class MCTSPlayer(Player):
         mix: float = DEFAULT_MIX,
         draw: float | None = None,
         ponder: bool = False,
+        quant: bool = True,
     ) -> None:
         check_positive("ms", ms, MAX_MS, "a day")
         check_positive("sims", sims, MAX_SIMS, "hours of search")
@@ -285,7 +288,8 @@ class MCTSPlayer(Player):
                              f"{cpus} CPU{'s' if cpus > 1 else ''} (threads=1..{cpus})")
         if parallel not in ("tree", "root"):
             raise ValueError(f"parallel must be 'tree' or 'root', not {parallel!r}")
-        self.net: Net | None = None if net in ("off", "none", "") else load_net(net)
+        self.net: SearchNet | None = (None if net in ("off", "none", "")
+                                      else for_search(load_net(net), quant))
         if c is None:
             c = DEFAULT_C if self.net is None else DEFAULT_NET_C
         if not 0 <= mix <= 1:

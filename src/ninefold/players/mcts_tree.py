@@ -1,9 +1,11 @@
 """The numba half of the MCTS player: a UCT tree in flat preallocated arrays.
 
-No Python object per node. A tree is a `TreeArrays`: six arrays indexed by
-node number plus a small `meta` array (the fields are described there); the
-children of a node sit next to each other. Numba takes the named tuple as
-one argument, so the layout is written once.
+No Python object per node. A tree is a `TreeArrays`: seven views, indexed by
+node number, into one array of 24-byte node records (`NODE`), plus a small
+`meta` array (the fields are described there); the children of a node sit
+next to each other, so a selection reads a node's children from a few
+consecutive cache lines. Numba takes the named tuple as one argument, so the
+layout is written once.
 
 The search is MCTS-solver (Winands et al. 2008): a node whose move ends the game
 gets its exact value; a node with a winning child is a proven loss for the
@@ -55,7 +57,7 @@ from ninefold.kernel import (
 )
 from ninefold.players import warmup
 from ninefold.players.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
-from ninefold.players.net import Net, evaluate, new_scratch, random_net
+from ninefold.players.net import SearchNet, evaluate_moves, for_search, new_scratch, random_net
 
 UNKNOWN, LOSS, DRAW, WIN_ = -1, 0, 1, 2
 ROOT, USED = 0, 1  # the two entries of `meta`
@@ -67,9 +69,11 @@ POLICY_WIN = 1  # take a move that wins the game at once, else uniform
 
 
 class TreeArrays(NamedTuple):
-    """A search tree in flat arrays, node `n` at index `n` of each.
+    """A search tree, node `n` at index `n` of each field.
 
-    The dtypes are those of `DTYPES`; `alloc` makes one.
+    The seven node fields are views into one array of records (`NODE`), so a
+    node's fields share a cache line and the children a selection scans lie
+    in a few consecutive lines; `alloc` makes one.
     """
 
     first: np.ndarray  # index of n's first child, -1 while n is not expanded
@@ -83,26 +87,25 @@ class TreeArrays(NamedTuple):
     # the capacity once the tree is full)
 
 
-DTYPES: tuple[type[np.generic], ...] = (  # of the arrays, in `TreeArrays`' order
-    np.int32, np.int8, np.int8, np.int32, np.float64, np.int8, np.float32, np.int64)
-BYTES_PER_NODE = sum(np.dtype(d).itemsize for d in DTYPES[:-1])
+# A node's record: the fields the selection reads of each child, then the rest (24 bytes).
+NODE = np.dtype([("visits", np.int32), ("prior", np.float32), ("wins", np.float64),
+                 ("first", np.int32), ("status", np.int8), ("move", np.int8),
+                 ("nchild", np.int8)], align=True)
+BYTES_PER_NODE = NODE.itemsize
 
 
 def alloc(capacity: int) -> TreeArrays:
-    """Arrays for a tree of `capacity` nodes, zeroed (every page touched now).
+    """A tree of `capacity` nodes, zeroed (every page touched now).
 
     >>> tree = alloc(100)
     >>> reset(tree)
-    >>> tree.first.shape, int(tree.meta[USED])
-    ((100,), 1)
+    >>> tree.first.shape, int(tree.meta[USED]), tree.wins.strides
+    ((100,), 1, (24,))
     """
-    sizes = [capacity] * 7 + [2]
-    arrays = []
-    for size, dtype in zip(sizes, DTYPES, strict=True):
-        a = np.empty(size, dtype)
-        a.fill(0)  # not np.zeros: it may leave the pages untouched until a timed search
-        arrays.append(a)
-    return TreeArrays(*arrays)
+    nodes = np.empty(capacity, NODE)
+    nodes.view(np.uint8).fill(0)  # not np.zeros: it may leave the pages untouched until a search
+    fields = {name: nodes[name] for name in TreeArrays._fields[:-1]}
+    return TreeArrays(**fields, meta=np.zeros(2, np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -211,7 +214,7 @@ def _reward(result: int, draw_x: float) -> float:
 @njit(cache=True, nogil=True)
 def search(
     t: TreeArrays, root_state: np.ndarray, flags: int, sims: int, c: float, policy: int,
-    solver: bool, rng: np.ndarray, net: Net | None = None, mix: float = 0.0,
+    solver: bool, rng: np.ndarray, net: SearchNet | None = None, mix: float = 0.0,
     draw: float = 0.5,
 ) -> int:
     """Run up to `sims` simulations from the root; returns how many ran.
@@ -235,7 +238,7 @@ def search(
     path = np.empty(90, np.int64)
     logits = np.zeros(81, np.float32)
     if net is not None:
-        scratch = new_scratch(net)
+        scratch = new_scratch(net.net)
     root = t.meta[ROOT]
     root_side = root_state[SIDE]
     draw_x = draw if root_side == 0 else 1.0 - draw  # a draw's reward for X
@@ -261,7 +264,7 @@ def search(
             f = atomic_load(first, node)
             if f < 0:
                 if net is not None:
-                    v = evaluate(net, s, flags, scratch, logits)  # for the side to move
+                    v = evaluate_moves(net, s, flags, scratch, logits)  # for the side to move
                     grown = _expand(t, node, s, flags, logits, True)
                     if grown > 0 and solver and status[node] != UNKNOWN:
                         continue  # proven at once by a winning child
@@ -284,7 +287,7 @@ def search(
             # select a child: UCT, or PUCT with the network's priors
             k = nchild[node]
             best = -1
-            best_value = -1e300
+            best_num, best_den = 0.0, 1.0
             n_parent = max(visits[node], 1)
             q_draw = draw_x if s[SIDE] == 0 else 1.0 - draw_x  # for the player choosing
             if net is not None:
@@ -302,19 +305,24 @@ def search(
                         best = i
                         break
                 n = visits[i]
-                if net is not None:
-                    q = fpu if n == 0 else wins[i] / n
+                # the child's value as a fraction num / den, compared without dividing
+                if net is not None:  # q + c * prior * sqrt_n / (1 + n)
+                    e = c * prior[i] * sqrt_n
                     if solver and sti == DRAW:
-                        q = q_draw
-                    value = q + c * prior[i] * sqrt_n / (1 + n)
+                        num, den = q_draw * (1 + n) + e, 1.0 + n
+                    elif n == 0:
+                        num, den = fpu + e, 1.0
+                    else:
+                        num, den = wins[i] * (1 + n) + e * n, n * (1.0 + n)
                 else:
                     if n == 0:
                         best = i
                         break
                     q = q_draw if (solver and sti == DRAW) else wins[i] / n
-                    value = q + c * np.sqrt(log_n / n)
-                if value > best_value:
-                    best_value = value
+                    num, den = q + c * np.sqrt(log_n / n), 1.0
+                if best < 0 or (num * best_den > best_num * den if net is not None
+                                else num > best_num):  # UCT: den is always 1
+                    best_num, best_den = num, den
                     best = i
             if best < 0:  # every child lost: cannot happen unless the solver missed a proof
                 best = f
@@ -505,5 +513,5 @@ warmup.add("mcts", seconds=10, steps=[
 
 warmup.add("mcts-net", seconds=8, steps=[
     (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
-                      random_net(0, 8, 8), 0.0, 0.5)),
+                      for_search(random_net(0, 8, 8)), 0.0, 0.5)),
 ])

@@ -20,6 +20,11 @@ likewise add up only the rows of the units ReLU let through (about a third
 of them). The value is the expected score of the side to move (win 1,
 draw 1/2, loss 0).
 
+`evaluate` is the float32 reference. The search calls `evaluate_moves` on
+the network as `for_search` lays it out: the policy of the legal moves only
+(a row of `wp_moves` each), and with ``quantised`` (``mcts:quant=on``, the
+default) a first layer in int16 steps summed exactly in int32.
+
 The weights are plain float32 arrays in a ``.npz`` file (`save_net`,
 `load_net`); the one shipped with ninefold is `DEFAULT_PATH`, made by
 ``python -m ninefold.learn`` (its ``meta`` entry records the command, the seed
@@ -96,6 +101,38 @@ def shapes(h1: int = HIDDEN[0], h2: int = HIDDEN[1]) -> dict[str, tuple[int, ...
             "wp": (h2, 81), "bp": (81,), "wv": (h2,), "bv": (1,)}
 
 
+class SearchNet(NamedTuple):
+    """A `Net` laid out for the search (`for_search`), as `evaluate_moves` reads it."""
+
+    net: Net  # the float32 weights
+    wp_moves: np.ndarray  # (81, H2) float32: `wp` transposed, each move's weights in a row
+    w1q: np.ndarray  # (FEATURES, H1) int16: `w1` in steps of `step`; no rows: not quantised
+    step: np.ndarray  # (H1,) float32: the size of a step of `w1q` in each column
+
+
+def for_search(net: Net, quantised: bool = False) -> SearchNet:
+    """`net` laid out for `evaluate_moves`; with `quantised`, its first layer in int16.
+
+    Quantised, the first layer's sum over the features that are on is exact
+    in int32 and scaled once per unit: each column of `w1` in 32767 steps of
+    its largest weight, so a weight moves by at most half a step (max |w1| / 65534).
+
+    >>> sn = for_search(load_net("default"), quantised=True)
+    >>> sn.w1q.dtype, sn.wp_moves.shape
+    (dtype('int16'), (81, 128))
+    >>> bool(np.abs(sn.w1q * sn.step - sn.net.w1).max() <= sn.step.max() / 2)
+    True
+    """
+    h1 = net.b1.shape[0]
+    if quantised:
+        step = (np.abs(net.w1).max(axis=0) / 32767.0).astype(np.float32)
+        step[step == 0] = 1.0
+        w1q = np.round(net.w1 / step).astype(np.int16)
+    else:
+        step, w1q = np.ones(h1, np.float32), np.zeros((0, h1), np.int16)
+    return SearchNet(net, np.ascontiguousarray(net.wp.T), w1q, step)
+
+
 class Scratch(NamedTuple):
     """Work arrays for one thread's evaluations (`new_scratch`)."""
 
@@ -104,6 +141,7 @@ class Scratch(NamedTuple):
     h2: np.ndarray
     rows: np.ndarray  # the units ReLU let through, and their outputs (or 1, a feature's)
     xs: np.ndarray
+    sums: np.ndarray  # a quantised first layer's int32 sums
 
     @classmethod
     def make(cls, net: Net) -> Scratch:
@@ -116,7 +154,7 @@ def new_scratch(net: Net) -> Scratch:
     h1, h2 = net.b1.shape[0], net.b2.shape[0]
     return Scratch(np.empty(MAX_ACTIVE, np.int64), np.empty(h1, np.float32),
                    np.empty(h2, np.float32), np.empty(max(h1, h2), np.int64),
-                   np.empty(max(h1, h2, MAX_ACTIVE), np.float32))
+                   np.empty(max(h1, h2, MAX_ACTIVE), np.float32), np.empty(h1, np.int32))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -210,6 +248,57 @@ def _relu_rows(h: np.ndarray, rows: np.ndarray, xs: np.ndarray) -> int:
     return m
 
 
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
+def _add_steps(sums: np.ndarray, w: np.ndarray, rows: np.ndarray, m: int) -> None:
+    """``sums += sum over k < m of w[rows[k]]`` in int32 (`w` int16), eight rows a pass."""
+    n = sums.shape[0]
+    k = 0
+    while k + 8 <= m:
+        r0, r1, r2, r3 = rows[k], rows[k + 1], rows[k + 2], rows[k + 3]
+        r4, r5, r6, r7 = rows[k + 4], rows[k + 5], rows[k + 6], rows[k + 7]
+        for j in range(n):
+            sums[j] += (((np.int32(w[r0, j]) + np.int32(w[r1, j]))
+                         + (np.int32(w[r2, j]) + np.int32(w[r3, j])))
+                        + ((np.int32(w[r4, j]) + np.int32(w[r5, j]))
+                           + (np.int32(w[r6, j]) + np.int32(w[r7, j]))))
+        k += 8
+    while k < m:
+        r0 = rows[k]
+        for j in range(n):
+            sums[j] += np.int32(w[r0, j])
+        k += 1
+
+
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
+def _first_layer(net: Net, scratch: Scratch, n: int) -> int:
+    """From the `n` features in `scratch`'s idx, the first layer's units (in `h1`, and
+    those on gathered into rows and xs); returns how many are on."""
+    idx, h1, _, rows, xs, _ = scratch
+    h1[:] = net.b1
+    xs[:n] = 1.0  # a feature that is on
+    _add_rows(h1, net.w1, idx, xs, n)
+    return _relu_rows(h1, rows, xs)
+
+
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
+def _second_layer(net: Net, scratch: Scratch, m: int) -> int:
+    """From the `m` first-layer units in `scratch`'s rows and xs, the second layer's
+    (in `h2`, and gathered into rows and xs); returns how many are on."""
+    _, _, h2, rows, xs, _ = scratch
+    h2[:] = net.b2
+    _add_rows(h2, net.w2, rows, xs, m)
+    return _relu_rows(h2, rows, xs)
+
+
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
+def _value(net: Net, rows: np.ndarray, xs: np.ndarray, m: int) -> float:
+    """The value head over the `m` second-layer units that are on, squashed to 0..1."""
+    v = net.bv[0]
+    for k in range(m):
+        v += xs[k] * net.wv[rows[k]]
+    return 1.0 / (1.0 + np.exp(-v))
+
+
 @njit(cache=True, nogil=True, fastmath=True)
 def evaluate(net: Net, s: np.ndarray, flags: int, scratch: Scratch, logits: np.ndarray) -> float:
     """The value of `s` for the side to move (0..1); writes the 81 move logits to `logits`.
@@ -217,21 +306,54 @@ def evaluate(net: Net, s: np.ndarray, flags: int, scratch: Scratch, logits: np.n
     Each layer adds up the weight rows of its active inputs (the features
     that are on, then the units ReLU let through), eight rows a pass.
     """
-    idx, h1, h2, rows, xs = scratch
-    n = features(s, flags, idx)
-    h1[:] = net.b1
-    xs[:n] = 1.0  # a feature that is on
-    _add_rows(h1, net.w1, idx, xs, n)
-    m = _relu_rows(h1, rows, xs)
-    h2[:] = net.b2
-    _add_rows(h2, net.w2, rows, xs, m)
-    m = _relu_rows(h2, rows, xs)
+    idx, _, _, rows, xs, _ = scratch
+    m = _second_layer(net, scratch, _first_layer(net, scratch, features(s, flags, idx)))
     logits[:] = net.bp
     _add_rows(logits, net.wp, rows, xs, m)
-    v = net.bv[0]
-    for k in range(m):
-        v += xs[k] * net.wv[rows[k]]
-    return 1.0 / (1.0 + np.exp(-v))
+    return _value(net, rows, xs, m)
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def evaluate_moves(sn: SearchNet, s: np.ndarray, flags: int, scratch: Scratch,
+                   logits: np.ndarray) -> float:
+    """`evaluate` for the search: the logits of the legal moves only (the others in
+    `logits` are left as they were), and a quantised first layer if `sn` has one.
+
+    Not quantised, the value and logits are `evaluate`'s up to float rounding.
+    A position with few legal moves (most: 81 logits for 7 to 9 moves) takes
+    each move's logit as one product of its row of `wp_moves` with the second
+    layer; one with many, all 81 as in `evaluate`.
+    """
+    net = sn.net
+    idx, h1, h2, rows, xs, sums = scratch
+    n = features(s, flags, idx)
+    if sn.w1q.shape[0]:
+        sums[:] = 0
+        _add_steps(sums, sn.w1q, idx, n)
+        for j in range(h1.shape[0]):
+            h1[j] = net.b1[j] + sn.step[j] * np.float32(sums[j])
+        m = _relu_rows(h1, rows, xs)
+    else:
+        m = _first_layer(net, scratch, n)
+    m = _second_layer(net, scratch, m)
+    legal = 0
+    for k in range(n):
+        legal += LEGAL <= idx[k] < LEGAL + 81
+    if legal * h2.shape[0] <= m * 81:  # a row of 128 a move costs less than m rows of 81
+        for j in range(h2.shape[0]):
+            h2[j] = max(h2[j], np.float32(0.0))
+        for k in range(n):
+            a = idx[k] - LEGAL
+            if 0 <= a < 81:
+                w = sn.wp_moves[a]
+                total = np.float32(0.0)
+                for j in range(h2.shape[0]):
+                    total += w[j] * h2[j]
+                logits[a] = net.bp[a] + total
+    else:
+        logits[:] = net.bp
+        _add_rows(logits, net.wp, rows, xs, m)
+    return _value(net, rows, xs, m)
 
 
 # --- files -------------------------------------------------------------------------------
@@ -314,4 +436,6 @@ warmup.add("net", seconds=4, steps=[
     (features, lambda: (kernel.new_state(), 0, np.empty(MAX_ACTIVE, np.int64))),
     (evaluate, lambda: (*_tiny()[:1], kernel.new_state(), 0, _tiny()[1],
                         np.empty(81, np.float32))),
+    (evaluate_moves, lambda: (for_search(_tiny()[0]), kernel.new_state(), 0, _tiny()[1],
+                              np.empty(81, np.float32))),
 ])

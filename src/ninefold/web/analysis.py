@@ -60,7 +60,7 @@ PV_PLIES = 12  # the longest line shown for a move
 FIRST_SLICE_MS = 100.0  # the first search, before the first snapshot
 FIRST_GAP_S, GAP_GROWTH, MAX_GAP_S = 0.2, 1.5, 2.0  # between snapshots: 0.2, 0.3, ... 2 s
 PLAYER = analysis_spec(threads=1)  # a worker's player (one thread; its tree the default
-# 2,000,000 nodes, two buffers of about 46 MB)
+# 2,000,000 nodes, two buffers of about 48 MB)
 WORKER = "ninefold.web.analysis:serve"  # a worker's function
 CLOSE_WAIT_S = 3.0  # a worker not ended this long after its pipe closed is killed
 STOP_WAIT_S = 30.0  # a worker that does not end its search this long after a stop is killed
