@@ -116,6 +116,7 @@ class GameResult:
     # --subprocess: each side's answered requests, and a fault other than time that ended it
     requests: dict[str, list[Request]] = field(default_factory=dict)
     fault: str = ""
+    moves: list[str] = field(default_factory=list)  # the game's moves, opening included
 
 
 @dataclass
@@ -205,7 +206,8 @@ def play_game(cfg: Config, opening: str, a_is_x: bool) -> GameResult:
     outcome = board.outcome()
     assert outcome is not None
     a_mark = Mark.X if a_is_x else Mark.O
-    return GameResult(outcome.score(a_mark), a_is_x, board.ply, overruns, off_cpu)
+    return GameResult(outcome.score(a_mark), a_is_x, board.ply, overruns, off_cpu,
+                      moves=[str(m) for m in board.move_stack])
 
 
 def play_process_game(cfg: Config, opening: str | None, a_is_x: bool,
@@ -227,7 +229,7 @@ def play_process_game(cfg: Config, opening: str | None, a_is_x: bool,
     return GameResult(result.outcome.score(a_mark), a_is_x, len(result.moves),
                       {"A": [], "B": []}, {"A": [], "B": []}, forfeit=forfeit,
                       requests={s: bot_requests(result, m, tcs[s]) for s, m in sides.items()},
-                      fault=fault)
+                      fault=fault, moves=list(result.moves))
 
 
 def _job(args: tuple[Config, str | None, bool, int]) -> GameResult:
@@ -241,6 +243,20 @@ def _job(args: tuple[Config, str | None, bool, int]) -> GameResult:
 def elo(score: float) -> float:
     score = min(max(score, 1e-4), 1 - 1e-4)
     return -400 * math.log10(1 / score - 1)
+
+
+def _colour_line(scores: list[float]) -> str:
+    """W-D-L, score and Elo with a 95% interval of one colour's games (each game on its
+    own: the pairs' two games are of different colours)."""
+    n = len(scores)
+    if not n:
+        return "no games"
+    mean = sum(scores) / n
+    se = statistics.stdev(scores) / math.sqrt(n) if n > 1 else 0.0
+    lo, hi = max(mean - 1.96 * se, 0.0), min(mean + 1.96 * se, 1.0)
+    w, d = sum(x == 1 for x in scores), sum(x == 0.5 for x in scores)
+    return (f"+{w} ={d} -{n - w - d}, {100 * mean:.1f}%, Elo {elo(mean):+.0f} "
+            f"[{elo(lo):+.0f}, {elo(hi):+.0f}]")
 
 
 def summarize(results: list[GameResult], cfg: Config) -> str:
@@ -277,6 +293,11 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
         f"as O {100 * _mean([r.score_a for r in results if not r.a_is_x]):.1f}%; "
         f"mean game length {_mean([r.plies for r in results]):.1f} plies",
     ]
+    for name, x in (("X", True), ("O", False)):
+        lines.append(f"A as {name}: {_colour_line([r.score_a for r in results if r.a_is_x == x])}")
+    kept = [r for r in results if r.moves]  # (games saved by an older version lack them)
+    if kept:
+        lines.append(f"distinct games: {len({tuple(r.moves) for r in kept})} of {len(kept)}")
     forfeits = [r.forfeit for r in results if r.forfeit]
     if forfeits or cfg.bank is not None or cfg.protocol:
         lines.append(f"lost on time: A {forfeits.count('A')}, B {forfeits.count('B')}")
