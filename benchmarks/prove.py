@@ -21,8 +21,9 @@ its positions), refuted under the guide and ply bound, or still open, with
 expansions and CPU seconds (proved ones first, fastest first), and for an open
 one its last proof and disproof numbers (the lower, the nearer the search
 thinks X's win, or O's refutation). `--replies` keeps only the replies named;
-`--then` plays more moves after the opening first, so that the split goes one
-level deeper (e.g. `--then d1`: one search per X answer to O's d1).
+`--then` plays more moves after the opening first (an even number: O's reply
+and X's answer), so that the split goes deeper (e.g. `--then "d1 a1"`: one
+search per O reply after O's d1 and X's a1).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from ninefold import kernel
 from ninefold.proof.certificate import check, write
 from ninefold.proof.dfpn import key
 from ninefold.proof.search import GUIDES, TABLE_BITS, NotProved, prove
-from ninefold.rules import Board, Move, X
+from ninefold.rules import Board, Move
 
 # The paper's opening: X takes the centre of the centre, then answers O's every move on
 # square j of the centre board with the centre of board j (any order of O's leads here).
@@ -51,12 +52,11 @@ def report(expansions: int, table: int, seconds: float) -> None:
 
 def split(guide: str, max_plies: int, max_expansions: int, table_bits: int,
           then: list[Move], replies: set[str] | None) -> None:
-    """Phase 2 one reply at a time (after the opening and `then`), each with its own
+    """Phase 2 one O reply at a time (after the opening and `then`), each with its own
     search: a line per reply (`replies` only, if given)."""
     board = Board("open-boards")
     for move in OPENING + then:
         board.push(move)
-    side = "X" if board.turn is X else "O"
     seen: set[int] = set()
     rows = []
     spent = [0]  # the expansions of the search in hand, from its progress reports
@@ -82,7 +82,7 @@ def split(guide: str, max_plies: int, max_expansions: int, table_bits: int,
             verdict = ("refuted under the guide" if exc.numbers is None else
                        "open (proof number {:,}, disproof number {:,})".format(*exc.numbers))
         seconds = time.process_time() - t0
-        line = f"  {side} {reply}: {verdict}, {spent[0]:,} expansions, {seconds:.1f} s CPU"
+        line = f"  O {reply}: {verdict}, {spent[0]:,} expansions, {seconds:.1f} s CPU"
         proved = verdict.startswith("proved")
         rows.append((not proved, verdict.startswith("open"), seconds if proved else 0.0, line))
         print(line, flush=True)
@@ -104,9 +104,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="phase 2 only, each of O's first replies searched alone")
     parser.add_argument("--replies", help="with --split: only these replies, e.g. a1,d1")
     parser.add_argument("--then", default="",
-                        help="with --split: moves played after the opening first, e.g. 'd1'")
+                        help="with --split: moves played after the opening first, e.g. 'd1 a1'")
     args = parser.parse_args(argv)
     if args.split:
+        if len(args.then.split()) % 2:
+            parser.error("--then must leave O to move (an even number of moves): the split "
+                         "is by O's replies, each proved with X to move")
         split(args.guide, args.max_plies, args.max_expansions, args.table_bits,
               [Move.parse(m) for m in args.then.split()],
               set(args.replies.split(",")) if args.replies else None)
