@@ -16,7 +16,7 @@ from ninefold.proof import dfpn
 from ninefold.proof.certificate import CertificateError, check, read, write
 from ninefold.proof.dfpn import key
 from ninefold.proof.search import NotProved, prove, soonest
-from ninefold.rules import Board, Move
+from ninefold.rules import Board, Move, X
 
 # X to move, a forced win 11 plies deep (found from the end of a random game)
 NEAR_END = ("open-boards 1x1o3x1/1ox1oo1xo/ox1oo2x1/3o1oxxx/2ooxxooo/x1xxxxxxo/ox1xoo1x1/"
@@ -123,6 +123,29 @@ def test_the_diagonal_guide_keeps_to_the_diagonal_x_has_begun() -> None:
     board.push(Move(8, 5))  # X has a corner of the main diagonal: its two corners only
     assert [m.cell for m in _guided(board, dfpn.GUIDE_DIAGONAL)] == [0, 8]
     assert [m.cell for m in _guided(board, dfpn.GUIDE_PAPER)] == [0, 2, 6, 8]
+
+
+def test_the_race_to_a_line_never_asks_more_marks_than_the_winner_places() -> None:
+    """`game_need` is a lower bound (the ply bound prunes by it): in random games, the
+    winner places at least that many marks from any position to its win."""
+    rng = random.Random(43)
+    checked = 0
+    for _ in range(60):
+        board = Board("open-boards")
+        needs: list[tuple[int, int]] = []  # (X's need, O's need) before each move
+        while not board.is_game_over():
+            s = kernel.from_board(board)
+            needs.append((int(dfpn.game_need(s, 0)), int(dfpn.game_need(s, 1))))
+            board.push(rng.choice(list(board.legal_moves)))
+        outcome = board.outcome()
+        if outcome is None or outcome.winner is None:
+            continue
+        side = 0 if outcome.winner is X else 1
+        for ply, need in enumerate(needs):  # ply: marks on the board before the move
+            placed = sum(1 for p in range(ply, len(needs)) if p % 2 == side)
+            assert need[side] <= placed
+            checked += 1
+    assert checked > 1000
 
 
 def test_the_safe_guide_adds_the_squares_that_send_o_to_a_board_it_cannot_gain() -> None:
