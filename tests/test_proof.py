@@ -16,7 +16,7 @@ from ninefold.proof import dfpn
 from ninefold.proof.certificate import CertificateError, check, read, write
 from ninefold.proof.dfpn import key
 from ninefold.proof.search import NotProved, prove, soonest
-from ninefold.rules import Board, Move
+from ninefold.rules import Board, Move, X
 
 # X to move, a forced win 11 plies deep (found from the end of a random game)
 NEAR_END = ("open-boards 1x1o3x1/1ox1oo1xo/ox1oo2x1/3o1oxxx/2ooxxooo/x1xxxxxxo/ox1xoo1x1/"
@@ -106,12 +106,17 @@ def test_the_paper_guide_sends_o_to_the_centre_board_first() -> None:
     assert len(_guided(board, dfpn.GUIDE_NONE)) == 9
 
 
-def test_the_diagonal_guide_keeps_to_the_diagonal_x_has_begun() -> None:
+def _after_the_opening() -> Board:
     board = Board("open-boards")
     board.push(Move(4, 4))
     for j in (0, 1, 2, 3, 5, 6, 7, 8):  # the opening: O fills the centre board
         board.push(Move(4, j))
         board.push(Move(j, 4))
+    return board
+
+
+def test_the_diagonal_guide_keeps_to_the_diagonal_x_has_begun() -> None:
+    board = _after_the_opening()
     board.push(Move(1, 3))  # O sends X to board 3, X has no corner yet: all four
     assert [m.cell for m in _guided(board, dfpn.GUIDE_DIAGONAL)] == [0, 2, 6, 8]
     board.push(Move(3, 8))
@@ -120,15 +125,46 @@ def test_the_diagonal_guide_keeps_to_the_diagonal_x_has_begun() -> None:
     assert [m.cell for m in _guided(board, dfpn.GUIDE_PAPER)] == [0, 2, 6, 8]
 
 
+def test_the_race_to_a_line_never_asks_more_marks_than_the_winner_places() -> None:
+    """`game_need` is a lower bound (the ply bound prunes by it): in random games, the
+    winner places at least that many marks from any position to its win."""
+    rng = random.Random(43)
+    checked = 0
+    for _ in range(60):
+        board = Board("open-boards")
+        needs: list[tuple[int, int]] = []  # (X's need, O's need) before each move
+        while not board.is_game_over():
+            s = kernel.from_board(board)
+            needs.append((int(dfpn.game_need(s, 0)), int(dfpn.game_need(s, 1))))
+            board.push(rng.choice(list(board.legal_moves)))
+        outcome = board.outcome()
+        if outcome is None or outcome.winner is None:
+            continue
+        side = 0 if outcome.winner is X else 1
+        for ply, need in enumerate(needs):  # ply: marks on the board before the move
+            placed = sum(1 for p in range(ply, len(needs)) if p % 2 == side)
+            assert need[side] <= placed
+            checked += 1
+    assert checked > 1000
+
+
+def test_the_safe_guide_adds_the_squares_that_send_o_to_a_board_it_cannot_gain() -> None:
+    board = _after_the_opening()
+    for move in (Move(1, 3), Move(3, 0), Move(0, 3), Move(3, 8)):  # X owns board 3
+        board.push(move)
+    board.push(Move(8, 5))  # X sent to board 5: its corners, and square 3 (to X's board)
+    assert [m.cell for m in _guided(board, dfpn.GUIDE_SAFE)] == [0, 2, 3, 6, 8]
+    assert [m.cell for m in _guided(board, dfpn.GUIDE_PAPER)] == [0, 2, 6, 8]
+
+
 def test_the_race_to_a_line_counts_the_marks_each_side_still_needs() -> None:
-    board = Board("open-boards")
-    board.push(Move(4, 4))
-    for j in (0, 1, 2, 3, 5, 6, 7, 8):  # the opening: O owns the centre board
-        board.push(Move(4, j))
-        board.push(Move(j, 4))
+    board = _after_the_opening()  # O owns the centre board
     s = kernel.from_board(board)
     # X: two marks in each of three outer boards; O: three in each of two opposite boards
     assert (dfpn.game_need(s, 0), dfpn.game_need(s, 1)) == (6, 6)
+    # 17 plies played, O to move: X's sixth mark comes at ply 29 at the soonest
+    assert dfpn.leaf_numbers(s, board.rules.flags, 28) == (dfpn.INFINITE, 0)
+    assert dfpn.leaf_numbers(s, board.rules.flags, 29)[1] > 0
     s[dfpn.BIG + 1] |= 0b111_000_000  # O owns the bottom row of boards,
     s[dfpn.BIG + 1] |= 0b001_001_001  # the left column
     s[dfpn.BIG + 1] |= 0b000_000_111  # and the top row: every line of X's is blocked

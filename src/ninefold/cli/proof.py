@@ -21,7 +21,8 @@ def prove(
     ),
     guide: str = typer.Option(
         "paper", help="X's moves the search tries: paper (the paper's strategy shape), diagonal "
-        "(its corners on one diagonal only) or none."
+        "(its corners on one diagonal only), safe (paper's and the squares sending O to a "
+        "board it cannot gain) or none."
     ),
     max_expansions: int | None = typer.Option(
         None, min=1, help="Give up after this many search expansions."

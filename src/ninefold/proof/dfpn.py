@@ -18,12 +18,14 @@ Everything here is integers and arrays, like `ninefold.kernel`:
   recursive function). A frame keeps its children's moves, keys and last
   numbers; the table refreshes the numbers at each step, so a child proved by
   another path (a transposition) counts at once.
-- **Guides** pick the moves X may try (`GUIDE_NONE`: all; `GUIDE_PAPER`: see
-  `guided_moves`); O's moves are never pruned, so a proof is a proof whatever
-  the guide. A move that wins the game at once is searched alone.
+- **Guides** pick the moves X may try (`GUIDE_NONE`: all; `GUIDE_PAPER`,
+  `GUIDE_DIAGONAL`, `GUIDE_SAFE`: see `guided_moves`); O's moves are never
+  pruned, so a proof is a proof whatever the guide. A move that wins the game
+  at once is searched alone.
 - **Leaves**: a finished game, a side that wins at once, and a position where
-  X cannot win by ply `max_plies` (the marks on the board count as plies) have
-  exact numbers (0 or `INFINITE`) and are never expanded.
+  X cannot win by ply `max_plies` (the marks on the board count as plies; X
+  moves every other ply and needs at least `game_need` more marks) have exact
+  numbers (0 or `INFINITE`) and are never expanded.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ INFINITE = 1 << 40  # a proof or disproof number meaning "never"
 PROBE = 8  # slots a key may sit in from its hash
 KEY, PN, DN, WORK = 0, 1, 2, 3  # a table row's columns
 DEPTH = 82  # frames: one per ply, 81 at most from any root
-GUIDE_NONE, GUIDE_PAPER, GUIDE_DIAGONAL = 0, 1, 2
+GUIDE_NONE, GUIDE_PAPER, GUIDE_DIAGONAL, GUIDE_SAFE = 0, 1, 2, 3
 DIAGONAL, ANTIDIAGONAL = (1 << 0) | (1 << 8), (1 << 2) | (1 << 6)
 CORNERS = DIAGONAL | ANTIDIAGONAL
 CENTRE = 1 << 4
@@ -167,6 +169,21 @@ def _diagonal(s: np.ndarray) -> int:
     return DIAGONAL if main > anti else ANTIDIAGONAL if anti > main else CORNERS
 
 
+@njit(cache=True, inline="always")
+def _safe(s: np.ndarray, b: int) -> bool:
+    """Whether O, sent to board `b`, plays there without gaining a board: `b` has room,
+    and it is owned already or every line in it holds a mark of X's."""
+    if (s[b] | s[9 + b]) == FULL:
+        return False
+    if ((s[BIG] | s[BIG + 1]) >> b) & 1:
+        return True
+    free = 0  # lines with no mark of X's (a loop, not all(): numba compiles no generator)
+    for line in LINE_MASKS:
+        if not line & s[b]:
+            free += 1
+    return free == 0
+
+
 @njit(cache=True)
 def guided_moves(s: np.ndarray, flags: int, guide: int, out: np.ndarray) -> int:
     """The moves searched at `s`, written to `out`, their number returned: a move that wins
@@ -175,7 +192,9 @@ def guided_moves(s: np.ndarray, flags: int, guide: int, out: np.ndarray) -> int:
     centre board), else corner squares and squares that complete a line of X's or of O's
     in a small board; any move where none of those is legal. `GUIDE_DIAGONAL` is the
     same with the corner squares of one diagonal only: the one where X has more marks
-    (both diagonals while X has as many on each)."""
+    (both diagonals while X has as many on each). `GUIDE_SAFE` is the paper's with, besides,
+    the squares that send O to a board it can no longer gain (owned, or every line there
+    holding a mark of X's; not a full one, which would set O free)."""
     win = winning_action(s, flags)
     if win >= 0:
         out[0] = win
@@ -183,7 +202,7 @@ def guided_moves(s: np.ndarray, flags: int, guide: int, out: np.ndarray) -> int:
     actions = legal_actions(s)
     n = 0
     if s[SIDE] == 0 and guide != GUIDE_NONE:
-        corners = CORNERS if guide == GUIDE_PAPER else _diagonal(s)
+        corners = _diagonal(s) if guide == GUIDE_DIAGONAL else CORNERS
         for a in actions:
             if (CENTRE >> (a % 9)) & 1:
                 out[n] = a
@@ -193,7 +212,7 @@ def guided_moves(s: np.ndarray, flags: int, guide: int, out: np.ndarray) -> int:
         for a in actions:
             b, c = a // 9, a % 9
             wanted = corners | COMPLETING[s[b]] | COMPLETING[s[9 + b]]
-            if (wanted >> c) & 1:
+            if (wanted >> c) & 1 or (guide == GUIDE_SAFE and _safe(s, c)):
                 out[n] = a
                 n += 1
         if n:
@@ -239,7 +258,8 @@ def game_need(s: np.ndarray, side: int) -> int:
 @njit(cache=True)
 def leaf_numbers(s: np.ndarray, flags: int, max_plies: int) -> tuple[int, int]:
     """A new position's first (proof, disproof) numbers: exact where the game is over,
-    the side to move wins at once or X cannot win by ply `max_plies`; else 1 for the
+    the side to move wins at once or X cannot win by ply `max_plies` (its `game_need`
+    marks, one every other ply, would come too late); else 1 for the
     side to move and its number of moves for the other, each times the side's `game_need`
     (at least 1; O's at most `HOPELESS`) under rules won by a line of boards, where X is
     lost once it has no line left. The race to a line steers the search: refuting the
@@ -262,6 +282,8 @@ def leaf_numbers(s: np.ndarray, flags: int, max_plies: int) -> tuple[int, int]:
         if x_need >= NO_LINE:
             return INFINITE, 0  # X has no line of boards left: never a win
         x_need, o_need = max(1, x_need), max(1, min(game_need(s, 1), HOPELESS))
+        if ply + 2 * x_need - (1 if x_moves else 0) > max_plies:
+            return INFINITE, 0  # X's last mark needed would come after the last ply allowed
     n = count_moves(s)
     return (x_need, n * o_need) if x_moves else (n * x_need, o_need)
 

@@ -8,8 +8,9 @@ each position once up to symmetry. A *guide* (`GUIDES`) picks the X moves the
 search may try; a win it finds is a win whatever the guide left out, since
 O's replies are never pruned. `paper` is the shape of the strategy in
 Bertholon et al. (2020): X sends O to the centre board while it can, then
-plays corner squares or squares that win or block a small board; `none`
-tries every move.
+plays corner squares or squares that win or block a small board; `diagonal`
+keeps to the corners of one diagonal; `safe` adds to `paper` the squares that
+send O to a board it can no longer gain; `none` tries every move.
 
 The result is a `Strategy`: X's move for every position X can face, read off
 the table (a position whose entry was lost is searched again), which
@@ -35,7 +36,8 @@ from ninefold import kernel
 from ninefold.proof import dfpn
 from ninefold.rules import Board, Move, X
 
-GUIDES = {"paper": dfpn.GUIDE_PAPER, "diagonal": dfpn.GUIDE_DIAGONAL, "none": dfpn.GUIDE_NONE}
+GUIDES = {"paper": dfpn.GUIDE_PAPER, "diagonal": dfpn.GUIDE_DIAGONAL, "none": dfpn.GUIDE_NONE,
+          "safe": dfpn.GUIDE_SAFE}
 STEP = 1_000_000  # expansions of one numba call, between two progress reports (a few s)
 TABLE_BITS = 24  # 16 million slots, 512 MB at most (pages are taken as they are used)
 Progress = Callable[[int, int, float], None]  # (expansions, positions in the table, CPU s)
@@ -52,7 +54,12 @@ class Strategy:
 
 
 class NotProved(Exception):
-    """The search ended without a proof (disproved under its guide, or out of budget)."""
+    """The search ended without a proof: disproved under its guide (`numbers` None), or out
+    of budget with the last (proof, disproof) numbers of the position searched."""
+
+    def __init__(self, message: str, numbers: tuple[int, int] | None = None) -> None:
+        super().__init__(message)
+        self.numbers = numbers
 
 
 class _Search:
@@ -74,12 +81,15 @@ class _Search:
     def solve(self, s: np.ndarray) -> bool:
         """Search `s` to the end: True proved, False disproved under the guide; `NotProved`
         once the budget is spent."""
+        pn, dn = dfpn.leaf_numbers(s, self.flags, self.max_plies)
         while True:
             step = STEP
             if self.max_expansions is not None:
                 step = min(step, self.max_expansions - self.expansions)
                 if step <= 0:
-                    raise NotProved(f"no proof within {self.max_expansions} expansions")
+                    raise NotProved(f"no proof within {self.max_expansions} expansions "
+                                    f"(proof number {pn:,}, disproof number {dn:,})",
+                                    (int(pn), int(dn)))
             pn, dn, spent = dfpn.search(s, self.flags, GUIDES[self.guide], self.max_plies,
                                         self.table, step)
             self.expansions += spent
