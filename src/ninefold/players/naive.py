@@ -53,14 +53,19 @@ def _wins_game_with(board: Board, small: int, mark: Mark) -> bool:
     return any(owners[a] is mark and owners[b] is mark and owners[c] is mark for a, b, c in LINES)
 
 
-@register("naive")
-class NaivePlayer(Player):
-    """Win, else block, else random; see the module's documentation for the exact order."""
+class SimplePlayer(Player):
+    """A player that looks at the position only (no search), random where it must
+    choose: ready at once, and `instant`."""
 
     instant = True
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
+
+
+@register("naive")
+class NaivePlayer(SimplePlayer):
+    """Win, else block, else random; see the module's documentation for the exact order."""
 
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         me, them = board.turn, board.turn.other
@@ -95,13 +100,8 @@ def _wins_on_count(board: Board, move: Move) -> bool:
 
 
 @register("random")
-class RandomPlayer(Player):
+class RandomPlayer(SimplePlayer):
     """Uniformly random among the legal moves."""
-
-    instant = True
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
 
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         return PlayResult(self.rng.choice(list(board.legal_moves)))
