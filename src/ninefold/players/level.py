@@ -15,6 +15,8 @@ True
 
 from __future__ import annotations
 
+import functools
+
 from ninefold.options import split_pairs
 from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.players.registry import make_player, parse_spec, player_kind, register
@@ -77,6 +79,7 @@ class LevelPlayer(Player):
         return result
 
 
+@functools.cache  # asked at every computer move; the ladder is fixed
 def is_instant(level: int) -> bool:
     """Whether level `level` plays without a search (`Player.instant`), known without
     making the player.
