@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import typer
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
 app = typer.Typer(add_completion=False)
@@ -59,6 +59,7 @@ class Latencies:
     turns: list[float] = field(default_factory=list)  # a move sent to the computer's reply
     reads: list[float] = field(default_factory=list)
     retries: int = 0
+    with_move: int = 0  # the computer's replies that came in the move's own answer
     requests: int = 0  # HTTP requests and socket openings answered
 
 
@@ -216,12 +217,19 @@ async def play_one(base: str, level: int, lat: Latencies, started: asyncio.Event
                         raise RuntimeError(f"game {gid}: a move: {status} {answer}")
                     lat.moves.append(1000 * (time.monotonic() - t0))
                     view = answer
-                if view["result"] is None:
+                if view["result"] is None and (view["turn"] != "x" or view["thinking"]):
                     t0 = time.monotonic()
-                    view = await watch.until(view["ply"] + 1)
+                    try:
+                        view = await watch.until(view["ply"] + 1)
+                    except TimeoutError:
+                        raise RuntimeError(f"game {gid}: move {view['ply'] + 1} never came "
+                                           f"({ANSWER_WAIT_S} s)") from None
                     lat.answers.append(1000 * (time.monotonic() - t0))
                     if sent is not None:
                         lat.turns.append(1000 * (time.monotonic() - sent))
+                elif sent is not None and view["result"] is None:  # the reply came with it
+                    lat.with_move += 1
+                    lat.turns.append(lat.moves[-1])
                 t0 = time.monotonic()
                 status, _ = await client.request("GET", f"/api/games/{gid}")
                 if status != 200:
@@ -231,41 +239,49 @@ async def play_one(base: str, level: int, lat: Latencies, started: asyncio.Event
 
 
 class Watch:
-    """A game's socket, kept open as a page keeps it, and opened again if the server
-    went away."""
+    """A game's socket, kept open and read as a page reads it (every message, the newest
+    view kept), and opened again if the server went away."""
 
     def __init__(self, base: str, gid: str, lat: Latencies) -> None:
         self.url = base.replace("http", "ws", 1) + f"/api/games/{gid}/live"
         self.gid, self.lat = gid, lat
-        self.ws: ClientConnection | None = None
+        self.latest: dict | None = None
+        self.news = asyncio.Event()
+        self.reader: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> Watch:
+        self.reader = asyncio.create_task(self._read())
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self.ws is not None:
-            await self.ws.close()
+        if self.reader is not None:
+            self.reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.reader
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                async with connect(self.url, open_timeout=10) as ws:
+                    self.lat.requests += 1
+                    async for message in ws:
+                        self.latest = json.loads(message)
+                        self.news.set()
+            except (TimeoutError, OSError, WebSocketException):
+                self.lat.retries += 1
+                await asyncio.sleep(0.2)
 
     async def until(self, ply: int) -> dict:
         """The game once the computer has moved (its view at `ply` or later, not thinking)
         or the game ended."""
-        end = time.monotonic() + ANSWER_WAIT_S
-        while True:
-            if time.monotonic() > end:
-                raise RuntimeError(f"game {self.gid}: move {ply} never came ({ANSWER_WAIT_S} s)")
-            try:
-                async with asyncio.timeout(end - time.monotonic()):
-                    if self.ws is None:
-                        self.ws = await connect(self.url, open_timeout=10)
-                        self.lat.requests += 1
-                    while True:
-                        view = json.loads(await self.ws.recv())
-                        if (view["ply"] >= ply and not view["thinking"]) or view["result"]:
-                            return view
-            except (TimeoutError, OSError, WebSocketException):
-                self.ws = None
-                self.lat.retries += 1
-                await asyncio.sleep(0.2)
+        async with asyncio.timeout(ANSWER_WAIT_S):
+            while True:
+                view = self.latest
+                if view is not None and (
+                        (view["ply"] >= ply and not view["thinking"]) or view["result"]):
+                    return view
+                self.news.clear()
+                await self.news.wait()
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -320,6 +336,9 @@ async def run(games: int, level: int, kill_after: int, server: Server, base: str
     print(line("computer's answer", lat.answers, ref))
     print(line("move sent to reply seen", lat.turns, ref))
     print(line("read (GET, reference)", lat.reads, ref))
+    if lat.with_move:
+        print(f"the computer's reply came with the move's answer {lat.with_move} times "
+              f"(a level that searches nothing answers at once)")
     per = 1000 / max(1, requests)
     print(f"CPU time per request ({requests} requests and socket openings): server "
           f"{server_cpu * per:.2f} ms, client {client_cpu * per:.2f} ms; the computer's "

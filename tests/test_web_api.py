@@ -69,11 +69,33 @@ def test_a_game_against_the_computer_is_played_to_its_end(client):
                         headers=auth(token))
         assert r.status_code == 200, r.text
         view = r.json()
-        if view["result"] is None:
+        if view["result"] is None and view["turn"] != "x":
             view = wait_for(client, gid, token, view["ply"] + 1)
     assert view["termination"] and view["status"].startswith("Game over")
     record = client.get(f"/api/games/{gid}/record").text
     assert f'[Result "{view["result"]}"]' in record
+
+
+def test_a_level_that_searches_nothing_answers_with_the_move(client):
+    made = new(client, mode="computer", level=1, side="x")
+    gid, token = made["game"]["id"], made["token"]
+    r = client.post(f"/api/games/{gid}/moves", json={"move": "e5", "ply": 0},
+                    headers=auth(token))
+    view = r.json()  # the reply is in the move's answer, stored by the same write
+    assert view["ply"] == 2 and view["turn"] == "x" and not view["thinking"]
+    assert view["version"] == made["game"]["version"] + 1
+    made = new(client, mode="computer", level=2, side="o")  # it opens the game at once
+    assert made["game"]["ply"] == 1 and made["game"]["turn"] == "o"
+
+
+def test_a_level_that_searches_thinks_in_a_worker(client):
+    made = new(client, mode="computer", level=3, side="x")
+    gid, token = made["game"]["id"], made["token"]
+    r = client.post(f"/api/games/{gid}/moves", json={"move": "e5", "ply": 0},
+                    headers=auth(token))
+    assert r.json()["ply"] == 1 and r.json()["thinking"]
+    view = wait_for(client, gid, token, 2)
+    assert view["turn"] == "x" and view["version"] == made["game"]["version"] + 2
 
 
 def test_the_computer_moves_first_when_the_human_plays_o(client):

@@ -56,8 +56,10 @@ def test_a_record_starts_a_game_after_its_moves_and_keeps_its_opening(client):
 
 
 def test_against_the_computer_from_a_position_it_moves_when_it_is_its_turn(client):
-    made = new(client, mode="computer", level=1, side="x", start=POSITION)
+    made = new(client, mode="computer", level=3, side="x", start=POSITION)
     assert made["game"]["computer"] == "o" and made["game"]["thinking"]
+    made = new(client, mode="computer", level=1, side="x", start=POSITION)  # at once
+    assert made["game"]["computer"] == "o" and made["game"]["turn"] == "x"
 
 
 @pytest.mark.parametrize("start, words", [

@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from ninefold.moves import (
     COLUMNS,
     LINES,
+    MARKS,
     ROWS,
     IllegalMoveError,
     InvalidMoveError,
@@ -499,6 +500,7 @@ __all__ = [
     "FLAG_OPEN_BOARDS",
     "FLAG_WIN_FIVE",
     "LINES",
+    "MARKS",
     "PRESETS",
     "START",
     "Board",

@@ -109,11 +109,11 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     add_handlers(app)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES,
                        uploads=("/api/platform/contests/", MAX_UPLOAD_BYTES + 65536))
+    app.include_router(routes_games.router)  # first: the routes asked most, matched first
     analysis.mount(app)  # WS and GET /api/analysis; app.state.analyst
     if platform_url:
         app.include_router(platform_router)
         app.include_router(platform_pages)
-    app.include_router(routes_games.router)
     app.include_router(routes_viewer.router)
     app.include_router(arena_router)
     app.include_router(routes_pages.router)

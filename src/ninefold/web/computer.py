@@ -70,9 +70,7 @@ class Computer:
         nothing (`Player.instant`: random, naive) plays here: shipping the board to a
         worker would cost a hundred times its move."""
         if is_instant(level):
-            if level not in self._players:
-                self._players[level] = make_level(level)
-            return self._players[level].play(board).move
+            return self.play_now(level, board)
         asked = Asked(level, board, asyncio.get_running_loop().create_future())
         self._queue.append(asked)
         self._next()
@@ -80,6 +78,12 @@ class Computer:
         if kind == "failed" or not isinstance(move, Move):
             raise RuntimeError(f"the computer's worker answered {move!r}, not a move")
         return move
+
+    def play_now(self, level: int, board: Board) -> Move:
+        """The move of level `level`, one that searches nothing (`is_instant`), played here."""
+        if level not in self._players:
+            self._players[level] = make_level(level)
+        return self._players[level].play(board).move
 
     def _next(self) -> None:
         """Give the waiting moves to the idle workers."""

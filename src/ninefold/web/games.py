@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 from ninefold.platform.accounts import token_hash
 from ninefold.rules import (
+    MARKS,
     Board,
     IllegalMoveError,
     InvalidMoveError,
@@ -137,10 +138,10 @@ class WebGame:
             token = secrets.token_urlsafe(TOKEN_BYTES)
             tokens = {"x": token, "o": token}
         else:  # the computer's side has no token
-            tokens = {side(m): secrets.token_urlsafe(TOKEN_BYTES) for m in Mark
+            tokens = {side(m): secrets.token_urlsafe(TOKEN_BYTES) for m in MARKS
                       if mode is Mode.ONLINE or m is human}
         seats: dict[str, str | None] = {
-            side(m): token_hash(tokens[side(m)]) if side(m) in tokens else None for m in Mark}
+            side(m): token_hash(tokens[side(m)]) if side(m) in tokens else None for m in MARKS}
         game = cls(game_id, mode, rules, opening, moves, seats, level, created=created,
                    clock=clock, start=position)
         if clock is not None:
@@ -187,7 +188,7 @@ class WebGame:
         if not token:
             return []
         digest = token_hash(token)
-        return [mark for mark in Mark
+        return [mark for mark in MARKS
                 if (h := self.seats.get(side(mark))) and hmac.compare_digest(h, digest)]
 
     # --- the clock

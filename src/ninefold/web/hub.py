@@ -1,15 +1,17 @@
 """What runs beside the web board's requests: the computer's pending moves, the clocks'
 flag falls, and the pages watching each game (`Hub`).
 
-A route that stored a change calls `Hub.changed`: the computer starts its move
-if it is its turn (a task a game, its search in `ninefold.web.computer`), a
-running clock gets a timer for the moment the side to move's time runs out,
-and every page watching the game's WebSocket gets its new view. That view is
-built once a change, for the watchers and the answer alike (`yours` adds the
-sides the asking token holds), and kept while pages watch the game, so their
-reads of the version their socket brought build none (`Hub.view`). With
-several processes on one PostgreSQL database, `ninefold.web.notify` hears the
-changes the others store and calls `Hub.changed_elsewhere`.
+A route lets the computer answer at once where its level searches nothing
+(`Hub.answer_at_once`, before the change is stored), then calls `Hub.changed`
+once it is stored: the computer starts its move if it is still its turn (a task
+a game, its search in `ninefold.web.computer`), a running clock gets a timer for
+the moment the side to move's time runs out, and every page watching the game's
+WebSocket gets its new view. That view is built once a change, for the watchers
+and the answer alike (`yours` adds the sides the asking token holds), and kept
+while pages watch the game, so their reads of the version their socket brought
+build none (`Hub.view`). With several processes on one PostgreSQL database,
+`ninefold.web.notify` hears the changes the others store and calls
+`Hub.changed_elsewhere`.
 
 The store's reads and writes go through `GameStore.call`: on the event loop for
 SQLite (tens of microseconds each: a thread hop would cost more), in a thread
@@ -22,9 +24,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from dataclasses import dataclass, field
 
 from fastapi import WebSocket
 
+from ninefold.players.level import is_instant
 from ninefold.web.computer import Computer
 from ninefold.web.errors import GameError
 from ninefold.web.games import WebGame
@@ -33,10 +37,12 @@ from ninefold.web.store import GameStore
 from ninefold.web.views import GameView, game_view
 
 
-def yours(view: GameView, game: WebGame, token: str | None) -> GameView:
-    """`view` (as everyone sees `game`) with the sides `token` holds."""
-    you = [side(m) for m in game.seat_of(token)]
-    return view.model_copy(update={"you": you}) if you else view
+@dataclass
+class Kept:
+    """A game's view as everyone sees it, and its JSON for each set of sides asked."""
+
+    view: GameView
+    texts: dict[tuple[str, ...], str] = field(default_factory=dict)
 
 
 class Hub:
@@ -49,20 +55,37 @@ class Hub:
         self.thinking: dict[str, asyncio.Task[None]] = {}
         self.timers: dict[str, asyncio.Task[None]] = {}  # a running clock's flag fall
         self.watchers: dict[str, set[WebSocket]] = {}
-        self.views: dict[str, GameView] = {}  # each watched game's last view (no clock)
+        self.views: dict[str, Kept] = {}  # each watched game's last view (no clock)
 
     def view(self, game: WebGame, token: str | None = None) -> GameView:
-        """`game` as everyone sees it now, with the sides `token` holds. A watched game's
-        view is built once a version (a game with a clock's, every time: its times run):
-        the pages read the game their socket just brought."""
+        """`game` as everyone sees it now, with the sides `token` holds."""
+        you = [side(m) for m in game.seat_of(token)]
+        view = self._kept(game).view
+        return view.model_copy(update={"you": you}) if you else view
+
+    def view_json(self, game: WebGame, token: str | None = None) -> str:
+        """`view` in JSON. A watched game's is made once a version for each set of sides
+        (a game with a clock's, every time: its times run): the answer to a move, the
+        message to its pages and their reads of the version it brought share it."""
+        you = tuple(side(m) for m in game.seat_of(token))
+        kept = self._kept(game)
+        text = kept.texts.get(you)
+        if text is None:
+            view = kept.view.model_copy(update={"you": list(you)}) if you else kept.view
+            kept.texts[you] = text = view.model_dump_json()
+        return text
+
+    def _kept(self, game: WebGame) -> Kept:
+        """`game`'s view now: the one kept if it is still true, or a new one (kept while
+        pages watch the game and it has no clock)."""
         thinking = game.id in self.thinking
-        view = self.views.get(game.id)
-        if (view is None or view.version != game.changes or view.thinking != thinking
-                or game.clock is not None):
-            view = game_view(game, thinking=thinking)
+        kept = self.views.get(game.id)
+        if (kept is None or kept.view.version != game.changes
+                or kept.view.thinking != thinking or game.clock is not None):
+            kept = Kept(game_view(game, thinking=thinking))
             if game.id in self.watchers and game.clock is None:
-                self.views[game.id] = view
-        return yours(view, game, token)
+                self.views[game.id] = kept
+        return kept
 
     def watch(self, game_id: str, ws: WebSocket) -> None:
         """Send `ws` every change of the game from now on."""
@@ -76,15 +99,23 @@ class Hub:
             self.watchers.pop(game_id, None)
             self.views.pop(game_id, None)
 
-    async def changed(self, game: WebGame, token: str | None = None) -> GameView:
+    def answer_at_once(self, game: WebGame) -> None:
+        """The computer's move, played now if it owes one at a level that searches nothing
+        (`Computer.play_now`): stored with the change that called for it, it costs the
+        game one write and its pages one message instead of two, and no page ever shows
+        the computer "thinking" for a move it makes in microseconds."""
+        if game.computer_to_move() and game.level is not None and is_instant(game.level):
+            game.computer_plays(self.computer.play_now(game.level, game.board))
+
+    async def changed(self, game: WebGame, token: str | None = None) -> str:
         """After a change is stored: let the computer move if it is its turn, tell every
-        page watching, and answer the view (built once for all) with `token`'s sides."""
+        page watching, and answer the view (built once for all) with `token`'s sides, in
+        JSON."""
         if game.computer_to_move() and game.id not in self.thinking:
             self.thinking[game.id] = asyncio.create_task(self._computer_moves(game))
         self._watch_clock(game)
-        view = self.view(game)
-        await self.broadcast(view)
-        return yours(view, game, token)
+        await self.broadcast(game.id, self.view_json(game))
+        return self.view_json(game, token)
 
     def _watch_clock(self, game: WebGame) -> None:
         """Be there when the side to move's time runs out (even if no one asks)."""
@@ -109,19 +140,20 @@ class Hub:
         clock here too, and its view to the pages watching here (the computer, if it owes
         a move, thinks in the process that stored the change)."""
         self._watch_clock(game)
-        await self.broadcast(game_view(game, thinking=game.computer_to_move()))
+        await self.broadcast(
+            game.id, game_view(game, thinking=game.computer_to_move()).model_dump_json())
 
-    async def broadcast(self, view: GameView) -> None:
-        """Send `view` (as everyone sees it) to every page watching its game."""
-        watching = self.watchers.get(view.id)
+    async def broadcast(self, game_id: str, data: str) -> None:
+        """Send `data` (the game's view as everyone sees it, in JSON) to every page
+        watching the game."""
+        watching = self.watchers.get(game_id)
         if not watching:
             return
-        data = view.model_dump_json()
         for ws in list(watching):
             try:
                 await ws.send_text(data)
             except Exception:  # a page gone: forget it
-                self.unwatch(view.id, ws)
+                self.unwatch(game_id, ws)
 
     async def _computer_moves(self, stored: WebGame) -> None:
         """The computer's move in `stored` (as it was just stored), searched, played and

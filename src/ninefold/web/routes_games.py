@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import PlainTextResponse, Response
 
 from ninefold.records import Game, write_game
 from ninefold.rules import Mark, Move, random_opening
@@ -46,8 +46,15 @@ from ninefold.web.views import (
 router = APIRouter()
 
 
+def answer(view_json: str) -> Response:
+    """A game's view, already in JSON (`Hub.view_json`: made once a version, shared by the
+    answer, the pages' messages and their reads), sent as it is; the route's
+    ``response_model`` documents it."""
+    return Response(view_json, media_type="application/json")
+
+
 async def change(hub: Hub, game_id: str, tok: str | None, act: Callable[[WebGame], None],
-                 ) -> GameView:
+                 ) -> Response:
     """Load the game, let `act` change it (it raises `GameError` to refuse), store it
     if no other request changed it meanwhile, and answer its view."""
     store = hub.store
@@ -58,8 +65,9 @@ async def change(hub: Hub, game_id: str, tok: str | None, act: Callable[[WebGame
         await hub.changed(game)
         raise Stale(f"{game.flagged}'s time ran out")
     act(game)
+    hub.answer_at_once(game)
     await store.call(store.save, game, changes)
-    return await hub.changed(game, tok)
+    return answer(await hub.changed(game, tok))
 
 
 def _clock(req: NewGame) -> WebTimeControl | None:
@@ -89,8 +97,10 @@ async def new_game(req: NewGame, hub: Live) -> Created:
     except ValueError as exc:
         raise IllegalMove(str(exc)) from None
     mine = tokens["x"] if side == "x" else tokens["o"]
+    hub.answer_at_once(game)
     await store.call(store.add, game)
-    view = await hub.changed(game, mine)
+    await hub.changed(game)
+    view = hub.view(game, mine)
     links = Links(play=f"/g/{game.id}#t={mine}", watch=f"/g/{game.id}")
     if mode is Mode.ONLINE:
         other = tokens["o"] if side == "x" else tokens["x"]
@@ -99,8 +109,8 @@ async def new_game(req: NewGame, hub: Live) -> Created:
 
 
 @router.get("/api/games/{game_id}", response_model=GameView, responses=ERRORS)
-async def get_game(game_id: str, tok: Token, hub: Live) -> GameView:
-    return hub.view(await hub.store.call(hub.store.get, game_id), tok)
+async def get_game(game_id: str, tok: Token, hub: Live) -> Response:
+    return answer(hub.view_json(await hub.store.call(hub.store.get, game_id), tok))
 
 
 @router.get("/api/games/{game_id}/record", response_class=PlainTextResponse,
@@ -116,7 +126,7 @@ async def get_record(game_id: str, store: Store) -> str:
 
 
 @router.post("/api/games/{game_id}/moves", response_model=GameView, responses=ERRORS)
-async def play(game_id: str, req: MoveRequest, tok: Token, hub: Live) -> GameView:
+async def play(game_id: str, req: MoveRequest, tok: Token, hub: Live) -> Response:
     def move(game: WebGame) -> None:
         try:
             square = Move.parse(req.move)
@@ -128,7 +138,7 @@ async def play(game_id: str, req: MoveRequest, tok: Token, hub: Live) -> GameVie
 
 
 @router.post("/api/games/{game_id}/undo", response_model=GameView, responses=ERRORS)
-async def undo(game_id: str, req: PlyRequest, tok: Token, hub: Live) -> GameView:
+async def undo(game_id: str, req: PlyRequest, tok: Token, hub: Live) -> Response:
     def take_back(game: WebGame) -> None:
         game.undo(tok, req.ply)
         task = hub.thinking.pop(game.id, None)
@@ -139,13 +149,13 @@ async def undo(game_id: str, req: PlyRequest, tok: Token, hub: Live) -> GameView
 
 
 @router.post("/api/games/{game_id}/resign", response_model=GameView, responses=ERRORS)
-async def resign(game_id: str, tok: Token, hub: Live) -> GameView:
+async def resign(game_id: str, tok: Token, hub: Live) -> Response:
     return await change(hub, game_id, tok,
                         lambda game: game.resign(tok, time.time()))
 
 
 @router.post("/api/games/{game_id}/draw", response_model=GameView, responses=ERRORS)
-async def draw(game_id: str, tok: Token, hub: Live) -> GameView:
+async def draw(game_id: str, tok: Token, hub: Live) -> Response:
     return await change(hub, game_id, tok,
                         lambda game: game.offer_draw(tok, time.time()))
 
@@ -164,7 +174,7 @@ async def live(ws: WebSocket, game_id: str, hub: Live) -> None:
         # read the game only now that every later change is sent here too: a change
         # between a read before and the watching would never reach this page
         game = await store.call(store.get, game_id)
-        await ws.send_text(hub.view(game).model_dump_json())
+        await ws.send_text(hub.view_json(game))
         while True:
             await ws.receive_text()  # nothing is read: the page only listens
     except WebSocketDisconnect:
