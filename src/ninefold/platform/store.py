@@ -781,15 +781,17 @@ class Store:
             return [Bot(**r._mapping) for r in rows]
 
     def add_version(self, bot_id: int, filename: str, archive: bytes, *,
-                    now: float | None = None) -> Version:
-        """A new version of a bot, ``uploaded``, numbered one past its newest."""
+                    language: str | None = None, now: float | None = None) -> Version:
+        """A new version of a bot, ``uploaded``, numbered one past its newest. Its
+        `language` is stored with it: the builder may take it as soon as it is committed."""
         with self._write() as conn:
             self._lock(conn, bots, bot_id, "bot")  # two uploads cannot take one number
             number = conn.execute(sa.select(sa.func.coalesce(sa.func.max(versions.c.number), 0))
                                   .where(versions.c.bot_id == bot_id)).scalar_one() + 1
             row = conn.execute(versions.insert().values(
                 bot_id=bot_id, number=number, created=_now(now), filename=filename,
-                archive=archive, status="uploaded", mu=INITIAL_MU, sigma=INITIAL_SIGMA, games=0,
+                archive=archive, language=language, status="uploaded", mu=INITIAL_MU,
+                sigma=INITIAL_SIGMA, games=0,
             ).returning(*_cols(Version, versions))).one()
             return Version(**row._mapping)
 
