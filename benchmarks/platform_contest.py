@@ -101,9 +101,26 @@ def upload_bots(base: str, url: str, bots: int) -> None:
                 break
             time.sleep(1)
     print(f" in {time.monotonic() - t0:.0f} s")
-    bad = [s for s in states if s != "active"]
+    bad = [v for v, s in zip(versions, states, strict=True) if s != "active"]
     if bad:
-        raise SystemExit(f"{len(bad)} bots did not become active: {bad}")
+        raise SystemExit(f"{len(bad)} of {len(versions)} bots did not become active:\n"
+                         + "\n".join(failed_build(url, v) for v in bad))
+
+
+def failed_build(url: str, version_id: int) -> str:
+    """Which bot a version is, its language, its state, and the logs the platform kept
+    (read from the database: the API shows them to their author only)."""
+    store = Store(url)
+    version = store.version(version_id)
+    if version is None:
+        return f"version {version_id}: not in the database"
+    bot = store.bot(version.bot_id)
+    lines = [f"{bot.name if bot else '?'} (version {version_id}, {version.language}): "
+             f"{version.status}"]
+    for name, log in (("compile log", version.compile_log), ("test log", version.test_log)):
+        if log:
+            lines += [f"  {name}:", *(f"    {line}" for line in log.splitlines())]
+    return "\n".join(lines)
 
 
 def done(store: Store) -> int:

@@ -231,7 +231,8 @@ def test_platform_contest_runs_end_to_end():
     # killed when Ray is installed, and the database checked: every game once
     ray = "--ray" if (Path(sys.executable).parent / "ray").exists() else "--no-ray"
     done = run("platform_contest.py", "--games", "8", "--bots", "4", ray, timeout=600)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    # a bot that did not become active: its name, language, state and logs, on stderr
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-20000:]
     assert "each rated and counted once" in done.stdout
     assert "2 workers" in done.stdout
     if ray == "--ray":

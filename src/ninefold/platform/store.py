@@ -417,6 +417,18 @@ def _check(value: str, allowed: Sequence[str], what: str) -> None:
         raise ValueError(f"{what} {value!r} is not one of {', '.join(allowed)}")
 
 
+def _insert_version(conn: Connection, bot_id: int, **values: object) -> Version:
+    """Insert a version of `bot_id`, numbered one past its newest and not yet rated;
+    `values`: its other columns. The caller's transaction holds a lock that keeps
+    another writer from numbering the bot's versions at the same time."""
+    number = conn.execute(sa.select(sa.func.coalesce(sa.func.max(versions.c.number), 0))
+                          .where(versions.c.bot_id == bot_id)).scalar_one() + 1
+    row = conn.execute(versions.insert().values(
+        bot_id=bot_id, number=number, mu=INITIAL_MU, sigma=INITIAL_SIGMA, games=0, **values,
+    ).returning(*_cols(Version, versions))).one()
+    return Version(**row._mapping)
+
+
 def _now(now: float | None) -> float:
     return time.time() if now is None else now
 
@@ -751,16 +763,10 @@ class Store:
             if uploaded is not None or owner != owner_id:
                 raise NameTaken(f"the contest has a bot called {name!r} that is not a "
                                 "house bot of yours")
-            number = conn.execute(sa.select(sa.func.coalesce(sa.func.max(versions.c.number),
-                                                             0)).where(mine)).scalar_one() + 1
             conn.execute(versions.update().values(status="retired")
                          .where(mine, versions.c.status == "active"))
-            row = conn.execute(versions.insert().values(
-                bot_id=bot_id, number=number, created=now, filename=spec, archive=b"",
-                language=HOUSE, spec=spec, status="active", mu=INITIAL_MU,
-                sigma=INITIAL_SIGMA, games=0,
-            ).returning(*_cols(Version, versions))).one()
-            return Version(**row._mapping)
+            return _insert_version(conn, bot_id, created=now, filename=spec, archive=b"",
+                                   language=HOUSE, spec=spec, status="active")
 
     def bot(self, bot_id: int) -> Bot | None:
         bots_found = self._bots(bots.c.id == bot_id)
@@ -781,17 +787,13 @@ class Store:
             return [Bot(**r._mapping) for r in rows]
 
     def add_version(self, bot_id: int, filename: str, archive: bytes, *,
-                    now: float | None = None) -> Version:
-        """A new version of a bot, ``uploaded``, numbered one past its newest."""
+                    language: str | None = None, now: float | None = None) -> Version:
+        """A new version of a bot, ``uploaded``, numbered one past its newest. Its
+        `language` is stored with it: the builder may take it as soon as it is committed."""
         with self._write() as conn:
             self._lock(conn, bots, bot_id, "bot")  # two uploads cannot take one number
-            number = conn.execute(sa.select(sa.func.coalesce(sa.func.max(versions.c.number), 0))
-                                  .where(versions.c.bot_id == bot_id)).scalar_one() + 1
-            row = conn.execute(versions.insert().values(
-                bot_id=bot_id, number=number, created=_now(now), filename=filename,
-                archive=archive, status="uploaded", mu=INITIAL_MU, sigma=INITIAL_SIGMA, games=0,
-            ).returning(*_cols(Version, versions))).one()
-            return Version(**row._mapping)
+            return _insert_version(conn, bot_id, created=_now(now), filename=filename,
+                                   archive=archive, language=language, status="uploaded")
 
     def version(self, version_id: int) -> Version | None:
         found = self._versions(versions.c.id == version_id)

@@ -80,9 +80,8 @@ def submit(store: Store, contest: Contest, user: User, bot_name: str, filename: 
             raise UploadError(f"{exc}: upload a new version of one of yours") from None
     elif bot.owner_id != user.id:
         raise NotYours(f"the bot {bot_name!r} belongs to someone else")
-    version = store.add_version(bot.id, filename, data)
-    store.set_version_status(version.id, "uploaded", language=recipe.name)
-    return bot, _version(store, version.id)
+    # one insert, language and all: a builder may take the version the moment it is stored
+    return bot, store.add_version(bot.id, filename, data, language=recipe.name)
 
 
 def _utc(t: float | None) -> str:
