@@ -333,7 +333,8 @@ async def run(games: int, level: int, kill_after: int, server: Server, base: str
     print(f"{'latency, ms':<22} {'count':>6} {'median':>8} {'p90':>8} {'p99':>8} {'worst':>8} "
           f"{'/ read':>9}")
     print(line("player's move (POST)", lat.moves, ref))
-    print(line("computer's answer", lat.answers, ref))
+    if lat.answers:  # none where every reply came with the move's answer
+        print(line("computer's answer", lat.answers, ref))
     print(line("move sent to reply seen", lat.turns, ref))
     print(line("read (GET, reference)", lat.reads, ref))
     if lat.with_move:
