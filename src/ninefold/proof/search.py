@@ -37,7 +37,7 @@ from ninefold.proof import dfpn
 from ninefold.rules import Board, Move, X
 
 GUIDES = {"paper": dfpn.GUIDE_PAPER, "diagonal": dfpn.GUIDE_DIAGONAL, "none": dfpn.GUIDE_NONE,
-          "safe": dfpn.GUIDE_SAFE}
+          "safe": dfpn.GUIDE_SAFE, "refill": dfpn.GUIDE_REFILL}
 STEP = 1_000_000  # expansions of one numba call, between two progress reports (a few s)
 TABLE_BITS = 24  # 16 million slots, 512 MB at most (pages are taken as they are used)
 Progress = Callable[[int, int, float], None]  # (expansions, positions in the table, CPU s)
