@@ -204,19 +204,20 @@ def _safe(s: np.ndarray, b: int) -> bool:
 @njit(cache=True)
 def guided_moves(s: np.ndarray, flags: int, guide: int, out: np.ndarray) -> int:
     """The moves searched at `s`, written to `out`, their number returned: a move that wins
-    the game at once alone; else all of O's; X's under the guide. `GUIDE_PAPER` is the
-    paper's shape: the centre squares while any is legal (the opening sends O back to the
-    centre board), else corner squares and squares that complete a line of X's or of O's
-    in a small board; any move where none of those is legal. `GUIDE_DIAGONAL` is the
-    same with the corner squares of one diagonal only: the one where X has more marks
-    (both diagonals while X has as many on each). `GUIDE_SAFE` is the paper's with, besides,
-    the squares that send O to a board it can no longer gain (owned, or every line there
-    holding a mark of X's; not a full one, which would set O free). `GUIDE_REFILL` is the
-    strategy as Breitner tells it (the paper's, read so): the centre squares while the centre
-    board has room (O refills it); then the opposite squares (k, 8-k) on which X has most
-    marks (any pair at first: X, sent to board k, takes square k there and O refills board k,
-    X answering square j of board k with square k of board j), and squares that complete a
-    line of X's or of O's in a small board; any move where none of those is legal."""
+    the game at once alone; else all of O's; X's under the guide. `GUIDE_PAPER` is an
+    earlier reading of the paper's: the centre squares while any is legal (the opening
+    sends O back to the centre board), else corner squares and squares that complete a
+    line of X's or of O's in a small board; any move where none of those is legal.
+    `GUIDE_DIAGONAL` is the same with the corner squares of one diagonal only: the one
+    where X has more marks (both diagonals while X has as many on each). `GUIDE_SAFE` is
+    `GUIDE_PAPER` with, besides, the squares that send O to a board it can no longer gain
+    (owned, or every line there holding a mark of X's; not a full one, which would set O
+    free). `GUIDE_REFILL` is the strategy as Breitner tells it (the paper's, read so): the
+    centre squares while the centre board has room (O refills it); then the opposite
+    squares (k, 8-k) on which X has most marks (any pair at first: X, sent to board k,
+    takes square k there and O refills board k, X answering square j of board k with
+    square k of board j), and squares that complete a line of X's or of O's in a small
+    board; any move where none of those is legal."""
     win = winning_action(s, flags)
     if win >= 0:
         out[0] = win
