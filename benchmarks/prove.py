@@ -1,6 +1,6 @@
 """The full theorem from the empty board: X's forced win with open boards, searched for.
 
-    .venv/bin/python benchmarks/prove.py [--guide paper|diagonal|safe|none] [--max-plies N]
+    .venv/bin/python benchmarks/prove.py [--guide refill|paper|diagonal|safe|none] [--max-plies N]
                                          [--max-expansions N] [--table-bits N] [--out FILE]
                                          [--split [--replies a1,d1] [--then MOVES]]
 
@@ -8,13 +8,16 @@ Runs `ninefold.proof.search.prove` from the empty `open-boards` board with
 the chosen guide, printing progress (expansions, table size, CPU seconds);
 on success it checks the certificate with `ninefold.proof.certificate.check`
 and prints the positions, the longest forced line and the CPU times; else it
-says where the search stopped. The default budget, 200 million expansions, is
-about ten minutes of CPU; the table takes 32 bytes a slot, 2**`--table-bits` slots
-(24: 512 MB at most; about 0.6 positions are stored an expansion, so 26, 2 GB,
-for runs of 100 million).
+says where the search stopped, after how many expansions and CPU seconds. With
+the default guide, `refill` (the paper's strategy), the proof takes a few
+seconds: `--max-plies 43` proves X's win by the paper's bound, 41 is refuted.
+The default budget, 200 million expansions, is about ten minutes of CPU; the
+table takes 32 bytes a slot, 2**`--table-bits` slots (24: 512 MB at most; about
+0.6 positions are stored an expansion, so 26, 2 GB, for runs of 100 million).
 
 `--split` searches phase 2 instead, one O reply at a time: from the position
-after the paper's opening (`OPENING`, O to move anywhere), each of O's replies
+after an earlier reading of the paper's opening (`OPENING`: X takes the centre
+of board k too at ply 17, O to move anywhere), each of O's replies
 distinct up to symmetry (10) gets its own df-pn and table, with
 `--max-expansions` each; it prints for each whether X's win is proved (with
 its positions), refuted under the guide and ply bound, or still open, with
@@ -35,11 +38,13 @@ import time
 from ninefold import kernel
 from ninefold.proof.certificate import check, write
 from ninefold.proof.dfpn import key
-from ninefold.proof.search import GUIDES, TABLE_BITS, NotProved, prove
+from ninefold.proof.search import GUIDES, TABLE_BITS, NotProved, Progress, prove
 from ninefold.rules import Board, Move
 
-# The paper's opening: X takes the centre of the centre, then answers O's every move on
-# square j of the centre board with the centre of board j (any order of O's leads here).
+# An earlier reading of the paper's opening: X takes the centre of the centre, then answers
+# O's every move on square j of the centre board with the centre of board j, the last one
+# too (any order of O's leads here), which sets O free; the paper's strategy instead takes
+# square k of board k at ply 17 (the `refill` guide).
 OPENING = [Move(4, 4)] + [m for j in (0, 1, 2, 3, 5, 6, 7, 8) for m in (Move(4, j), Move(j, 4))]
 
 
@@ -48,6 +53,17 @@ def report(expansions: int, table: int, seconds: float) -> None:
     if expansions % 10_000_000 == 0:
         print(f"  {expansions:,} expansions, {table:,} positions, {seconds:.0f} s CPU",
               flush=True)
+
+
+def counting() -> tuple[list[int], Progress]:
+    """([expansions so far], a progress callback that keeps it and reports)."""
+    spent = [0]
+
+    def count(expansions: int, table: int, seconds: float) -> None:
+        spent[0] = expansions
+        report(expansions, table, seconds)
+
+    return spent, count
 
 
 def split(guide: str, max_plies: int, max_expansions: int, table_bits: int,
@@ -59,12 +75,7 @@ def split(guide: str, max_plies: int, max_expansions: int, table_bits: int,
         board.push(move)
     seen: set[int] = set()
     rows = []
-    spent = [0]  # the expansions of the search in hand, from its progress reports
-
-    def count(expansions: int, table: int, seconds: float) -> None:
-        spent[0] = expansions
-        report(expansions, table, seconds)
-
+    spent, count = counting()  # the expansions of the search in hand
     for reply in board.legal_moves:
         after = board.copy()
         after.push(reply)
@@ -93,7 +104,7 @@ def split(guide: str, max_plies: int, max_expansions: int, table_bits: int,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--guide", choices=sorted(GUIDES), default="paper")
+    parser.add_argument("--guide", choices=sorted(GUIDES), default="refill")
     parser.add_argument("--max-plies", type=int, default=81,
                         help="X must win by this ply of the game (the paper: 43)")
     parser.add_argument("--max-expansions", type=int, default=200_000_000)
@@ -114,12 +125,13 @@ def main(argv: list[str] | None = None) -> int:
               [Move.parse(m) for m in args.then.split()],
               set(args.replies.split(",")) if args.replies else None)
         return 0
+    spent, count = counting()
     try:
-        strategy = prove(Board("open-boards"), args.guide, progress=report,
+        strategy = prove(Board("open-boards"), args.guide, progress=count,
                          max_expansions=args.max_expansions, max_plies=args.max_plies,
                          table_bits=args.table_bits)
     except NotProved as exc:
-        print(f"not proved: {exc}")
+        print(f"not proved: {exc} ({spent[0]:,} expansions, {time.process_time():.1f} s CPU)")
         return 1
     t0 = time.process_time()
     text = write(strategy.moves, strategy.root, ["ninefold proof certificate"])

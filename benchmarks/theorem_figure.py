@@ -1,14 +1,18 @@
-"""Draw docs/theorem_phases.png: the opening of the paper's strategy, and the reading of
-its second phase that the search refutes.
+"""Draw docs/theorem_phases.png: the paper's strategy, proved by machine, along its
+longest forced line (43 plies).
 
     .venv/bin/python benchmarks/theorem_figure.py [--out docs/theorem_phases.png]
 
-Left: the position after the opening (17 plies: X took the centre of the centre,
-then answered every O move on square j of the centre board with the centre of
-board j), O to move anywhere. Right: a line the search found against "X sends O
-back and forth between two opposite corner boards" (X playing only the corner
-squares of one diagonal): O wins both corner boards, and with the centre board
-that is a line of three.
+Left: after 17 plies. X took the centre of the centre, O filled the centre
+board (and owns it), X answering each of O's moves on square j there with the
+centre of board j; O's last move, on square k (here 8), sent X to board k,
+where X took square k, sending O there in turn. Middle: after 29 plies. O
+played in board k the same way (X answering square j of board k with square k
+of board j) and owns it; X holds squares 4 and k of every other outer board,
+and took board 0 with square 0 when O's move on square 4 set X free. Right: after 43 plies. Every
+board X is sent to, X takes with square 8-k, which sends O back to board 0,
+X's: X wins the top row. The line is the longest in the certificate that
+`benchmarks/prove.py --max-plies 43` writes.
 """
 
 from __future__ import annotations
@@ -20,11 +24,17 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
-from prove import OPENING  # benchmarks/prove.py, beside this script
 
 from ninefold.rules import Board, X
 
-REFUTATION = "a1 c1 g1 a3 a8 c4 g2 a6 a9 c7 h1 f1 i1 g3 a7"  # after the opening
+# the longest forced line, 43 plies
+LINE = ("e5 d4 b2 e4 e2 f4 h2 d5 b5 f5 h5 d6 b8 e6 e8 f6 i9 g7 c3 h7 f3 i7 i3 g8 c6 i8 i6 h8 a1 "
+        "a3 c9 h9 f9 g9 a7 b1 d1 c2 g4 b3 d7 c1 g1")
+PANELS = [
+    (17, "17 plies: O filled the centre board; sent\nto board 8, X took its square 8"),
+    (29, "29 plies: O owns board 8 too; X holds\nsquares 4 and 8 of the others, and board 0"),
+    (43, "43 plies: each board X is sent to, X takes\nwith square 0; the top row wins"),
+]
 
 
 def draw(ax: Axes, board: Board, title: str) -> None:
@@ -54,17 +64,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/theorem_phases.png")
     out = parser.parse_args().out
-    board = Board("open-boards")
-    for move in OPENING:
-        board.push(move)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 6.2))
-    draw(left, board, "Phase 1 (17 plies): O filled the centre board,\n"
-                      "X took every centre; O to move anywhere")
-    for text in REFUTATION.split():
-        board.push_text(text)
-    draw(right, board, "Refuted: O sent only to boards 2 and 6\n"
-                       "wins both, and with board 4 the game (32 plies)")
-    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.02, top=0.86, wspace=0.08)
+    fig, axes = plt.subplots(1, len(PANELS), figsize=(15, 5.8))
+    for ax, (plies, title) in zip(axes, PANELS, strict=True):
+        board = Board("open-boards")
+        for text in LINE.split()[:plies]:
+            board.push_text(text)
+        draw(ax, board, title)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.86, wspace=0.06)
     fig.savefig(out, dpi=90)
     print(f"wrote {out}")
 

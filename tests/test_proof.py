@@ -125,6 +125,27 @@ def test_the_diagonal_guide_keeps_to_the_diagonal_x_has_begun() -> None:
     assert [m.cell for m in _guided(board, dfpn.GUIDE_PAPER)] == [0, 2, 6, 8]
 
 
+def _refilling(k: int) -> Board:
+    """The paper's opening, O's last move in the centre board on square `k`: X to move in
+    board `k`, whose centre it does not hold."""
+    board = Board("open-boards")
+    board.push(Move(4, 4))
+    for j in [j for j in range(9) if j not in (4, k)] + [k]:
+        board.push(Move(4, j))
+        if j != k:
+            board.push(Move(j, 4))
+    return board
+
+
+def test_the_refill_guide_sends_o_into_board_k_to_fill_it_again() -> None:
+    board = _refilling(1)  # the centre board is full: its centre square would set O free
+    assert [m.cell for m in _guided(board, dfpn.GUIDE_REFILL)] == [0, 1, 2, 3, 5, 6, 7, 8]
+    assert len(_guided(board, dfpn.GUIDE_PAPER)) == 1  # the old reading: the centre, e1 ... e2
+    board.push(Move(1, 1))  # X takes square k of board k: O must play in board k
+    board.push(Move(1, 3))  # O sends X to board 3: squares 1 (back to board k) and 7
+    assert _guided(board, dfpn.GUIDE_REFILL) == [Move(3, 1), Move(3, 7)]
+
+
 def test_the_race_to_a_line_never_asks_more_marks_than_the_winner_places() -> None:
     """`game_need` is a lower bound (the ply bound prunes by it): in random games, the
     winner places at least that many marks from any position to its win."""
@@ -180,6 +201,30 @@ def test_a_forced_win_near_the_end_is_proved_and_its_certificate_checks() -> Non
     assert (report.root, report.positions, report.longest, report.unused) == (NEAR_END, 69, 13, 0)
 
 
+# Board k = 1 half refilled: 26 plies played (X holds squares 4 and 1 of boards 0, 2, 3
+# and 6), X to move; a position of the paper's strategy (from its certificate)
+REFILLING = ("open-boards 1x1ox2x1/1x1oo2x1/4o4/3ooo3/1x1oxo1x1/3ooo3/4xo3/1x2x2x1/4x4 "
+             "x 3 ....o..x.")
+
+
+def test_the_papers_strategy_wins_by_ply_43_from_the_middle_of_the_refill() -> None:
+    board = Board.from_position(REFILLING)
+    strategy = prove(board, "refill", max_plies=43)
+    report = check(write(strategy.moves, strategy.root).splitlines())
+    assert (report.root, report.positions, report.longest) == (REFILLING, 839, 17)  # ply 43
+    with pytest.raises(NotProved):
+        prove(board, "refill", max_plies=41)
+
+
+@pytest.mark.slow
+def test_the_theorem_x_wins_from_the_empty_board_by_ply_43() -> None:
+    """The full proof (about 15 s CPU for the search and the check)."""
+    strategy = prove(Board("open-boards"), "refill", max_plies=43)
+    report = check(write(strategy.moves, strategy.root).splitlines())
+    assert (report.positions, report.longest, report.unused) == (131_501, 43, 0)
+    assert strategy.moves[strategy.root] == Move(4, 4)
+
+
 def test_a_table_too_small_to_keep_the_proof_is_searched_again() -> None:
     board = Board.from_position(NEAR_END)
     strategy = prove(board, table_bits=3)  # 8 slots: entries are lost all the time
@@ -200,7 +245,7 @@ def test_the_soonest_win_is_searched_two_plies_at_a_time() -> None:
 def test_no_proof_where_o_holds() -> None:
     with pytest.raises(NotProved):
         prove(Board("open-boards"), max_expansions=50)
-    with pytest.raises(ValueError, match="guide must be one of paper, diagonal, none"):
+    with pytest.raises(ValueError, match="one of paper, diagonal, none, safe, refill"):
         prove(Board.from_position(NEAR_END), "corners")
     with pytest.raises(ValueError, match="X to move"):
         board = Board("open-boards")
@@ -271,16 +316,22 @@ def test_unreadable_certificates_are_refused_with_the_line() -> None:
 
 def test_prove_writes_a_certificate_that_prove_check_accepts(tmp_path) -> None:
     out = tmp_path / "win.txt"
-    result = runner.invoke(app, ["prove", "--position", NEAR_END, "--out", str(out)])
+    result = runner.invoke(app, ["prove", "--position", NEAR_END, "--guide", "paper", "--out",
+                                 str(out)])
     text = " ".join(result.output.split())
     assert result.exit_code == 0, text
     assert "positions 69, longest forced line 13 plies" in text
     result = runner.invoke(app, ["prove", "--check", str(out)])
     assert result.exit_code == 0 and "longest forced line 13 plies" in result.output
-    result = runner.invoke(app, ["prove", "--position", NEAR_END, "--shortest"])
+    result = runner.invoke(app, ["prove", "--position", NEAR_END, "--guide", "paper",
+                                 "--shortest"])
     assert "the soonest found within 11" in " ".join(result.output.split())
-    result = runner.invoke(app, ["prove", "--position", NEAR_END, "--max-plies", "59"])
+    result = runner.invoke(app, ["prove", "--position", NEAR_END, "--guide", "paper",
+                                 "--max-plies", "59"])
     assert result.exit_code == 2 and "X has no forced win here" in result.output
+    result = runner.invoke(app, ["prove", "--position", REFILLING, "--max-plies", "43"])
+    text = " ".join(result.output.split())  # the paper's strategy: the default guide
+    assert result.exit_code == 0 and "positions 839, longest forced line 17 plies" in text, text
     lines = out.read_text().splitlines()
     out.write_text("\n".join(lines[:4] + lines[5:]) + "\n")  # one O reply's line removed
     result = runner.invoke(app, ["prove", "--check", str(out)])

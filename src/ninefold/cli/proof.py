@@ -20,9 +20,10 @@ def prove(
         None, "--check", help="Check this certificate with the reference rules alone, and stop."
     ),
     guide: str = typer.Option(
-        "paper", help="X's moves the search tries: paper (the paper's strategy shape), diagonal "
-        "(its corners on one diagonal only), safe (paper's and the squares sending O to a "
-        "board it cannot gain) or none."
+        "refill", help="X's moves the search tries: refill (the paper's strategy: O fills the "
+        "centre board, then board k again, X holding squares k and 8-k), paper (an older "
+        "reading: centres, then corners), diagonal (its corners on one diagonal only), safe "
+        "(paper's and the squares sending O to a board it cannot gain) or none."
     ),
     max_expansions: int | None = typer.Option(
         None, min=1, help="Give up after this many search expansions."

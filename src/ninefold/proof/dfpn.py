@@ -19,7 +19,7 @@ Everything here is integers and arrays, like `ninefold.kernel`:
   numbers; the table refreshes the numbers at each step, so a child proved by
   another path (a transposition) counts at once.
 - **Guides** pick the moves X may try (`GUIDE_NONE`: all; `GUIDE_PAPER`,
-  `GUIDE_DIAGONAL`, `GUIDE_SAFE`: see `guided_moves`); O's moves are never
+  `GUIDE_DIAGONAL`, `GUIDE_SAFE`, `GUIDE_REFILL`: see `guided_moves`); O's moves are never
   pruned, so a proof is a proof whatever the guide. A move that wins the game
   at once is searched alone.
 - **Leaves**: a finished game, a side that wins at once, and a position where
@@ -54,8 +54,9 @@ INFINITE = 1 << 40  # a proof or disproof number meaning "never"
 PROBE = 8  # slots a key may sit in from its hash
 KEY, PN, DN, WORK = 0, 1, 2, 3  # a table row's columns
 DEPTH = 82  # frames: one per ply, 81 at most from any root
-GUIDE_NONE, GUIDE_PAPER, GUIDE_DIAGONAL, GUIDE_SAFE = 0, 1, 2, 3
+GUIDE_NONE, GUIDE_PAPER, GUIDE_DIAGONAL, GUIDE_SAFE, GUIDE_REFILL = 0, 1, 2, 3, 4
 DIAGONAL, ANTIDIAGONAL = (1 << 0) | (1 << 8), (1 << 2) | (1 << 6)
+PAIRS = np.array([(1 << i) | (1 << (8 - i)) for i in range(4)], np.int64)  # squares i, 8-i
 CORNERS = DIAGONAL | ANTIDIAGONAL
 CENTRE = 1 << 4
 NO_LINE = 99  # `game_need` where every line of boards is blocked
@@ -170,6 +171,22 @@ def _diagonal(s: np.ndarray) -> int:
 
 
 @njit(cache=True, inline="always")
+def _pair(s: np.ndarray) -> int:
+    """The opposite squares (i, 8-i) on which X has most marks, all boards counted (every
+    pair that ties for the most)."""
+    counts = np.zeros(4, np.int64)
+    for b in range(9):
+        for i in range(4):
+            counts[i] += POPCOUNT[s[b] & PAIRS[i]]
+    most = counts.max()
+    mask = 0
+    for i in range(4):
+        if counts[i] == most:
+            mask |= PAIRS[i]
+    return mask
+
+
+@njit(cache=True, inline="always")
 def _safe(s: np.ndarray, b: int) -> bool:
     """Whether O, sent to board `b`, plays there without gaining a board: `b` has room,
     and it is owned already or every line in it holds a mark of X's."""
@@ -187,14 +204,20 @@ def _safe(s: np.ndarray, b: int) -> bool:
 @njit(cache=True)
 def guided_moves(s: np.ndarray, flags: int, guide: int, out: np.ndarray) -> int:
     """The moves searched at `s`, written to `out`, their number returned: a move that wins
-    the game at once alone; else all of O's; X's under the guide. `GUIDE_PAPER` is the
-    paper's shape: the centre squares while any is legal (the opening sends O back to the
-    centre board), else corner squares and squares that complete a line of X's or of O's
-    in a small board; any move where none of those is legal. `GUIDE_DIAGONAL` is the
-    same with the corner squares of one diagonal only: the one where X has more marks
-    (both diagonals while X has as many on each). `GUIDE_SAFE` is the paper's with, besides,
-    the squares that send O to a board it can no longer gain (owned, or every line there
-    holding a mark of X's; not a full one, which would set O free)."""
+    the game at once alone; else all of O's; X's under the guide. `GUIDE_PAPER` is an
+    earlier reading of the paper's: the centre squares while any is legal (the opening
+    sends O back to the centre board), else corner squares and squares that complete a
+    line of X's or of O's in a small board; any move where none of those is legal.
+    `GUIDE_DIAGONAL` is the same with the corner squares of one diagonal only: the one
+    where X has more marks (both diagonals while X has as many on each). `GUIDE_SAFE` is
+    `GUIDE_PAPER` with, besides, the squares that send O to a board it can no longer gain
+    (owned, or every line there holding a mark of X's; not a full one, which would set O
+    free). `GUIDE_REFILL` is the strategy as Breitner tells it (the paper's, read so): the
+    centre squares while the centre board has room (O refills it); then the opposite
+    squares (k, 8-k) on which X has most marks (any pair at first: X, sent to board k,
+    takes square k there and O refills board k, X answering square j of board k with
+    square k of board j), and squares that complete a line of X's or of O's in a small
+    board; any move where none of those is legal."""
     win = winning_action(s, flags)
     if win >= 0:
         out[0] = win
@@ -202,13 +225,15 @@ def guided_moves(s: np.ndarray, flags: int, guide: int, out: np.ndarray) -> int:
     actions = legal_actions(s)
     n = 0
     if s[SIDE] == 0 and guide != GUIDE_NONE:
-        corners = _diagonal(s) if guide == GUIDE_DIAGONAL else CORNERS
-        for a in actions:
-            if (CENTRE >> (a % 9)) & 1:
-                out[n] = a
-                n += 1
-        if n:
-            return n
+        corners = (_diagonal(s) if guide == GUIDE_DIAGONAL else
+                   _pair(s) if guide == GUIDE_REFILL else CORNERS)
+        if guide != GUIDE_REFILL or (s[4] | s[13]) != FULL:
+            for a in actions:
+                if (CENTRE >> (a % 9)) & 1:
+                    out[n] = a
+                    n += 1
+            if n:
+                return n
         for a in actions:
             b, c = a // 9, a % 9
             wanted = corners | COMPLETING[s[b]] | COMPLETING[s[9 + b]]

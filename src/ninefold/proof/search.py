@@ -6,11 +6,15 @@ code (`ninefold.proof.dfpn`): positions go into one hashed table under a key
 shared by the position's eight symmetric images, so that the search meets
 each position once up to symmetry. A *guide* (`GUIDES`) picks the X moves the
 search may try; a win it finds is a win whatever the guide left out, since
-O's replies are never pruned. `paper` is the shape of the strategy in
-Bertholon et al. (2020): X sends O to the centre board while it can, then
-plays corner squares or squares that win or block a small board; `diagonal`
-keeps to the corners of one diagonal; `safe` adds to `paper` the squares that
-send O to a board it can no longer gain; `none` tries every move.
+O's replies are never pruned. `refill` is the strategy of Bertholon et al.
+(2020) as Breitner tells it, and proves X's win from the empty board by ply 43
+in seconds: X sends O to the centre board while it has room, then plays the
+squares (k, 8-k) of one opposite pair (O, sent to board k, fills it again) or
+squares that win or block a small board. `paper` is an earlier reading: the
+centre squares while any is legal, then corner squares or squares that win or
+block a small board; `diagonal` keeps to the corners of one diagonal; `safe`
+adds to `paper` the squares that send O to a board it can no longer gain;
+`none` tries every move.
 
 The result is a `Strategy`: X's move for every position X can face, read off
 the table (a position whose entry was lost is searched again), which
@@ -37,7 +41,7 @@ from ninefold.proof import dfpn
 from ninefold.rules import Board, Move, X
 
 GUIDES = {"paper": dfpn.GUIDE_PAPER, "diagonal": dfpn.GUIDE_DIAGONAL, "none": dfpn.GUIDE_NONE,
-          "safe": dfpn.GUIDE_SAFE}
+          "safe": dfpn.GUIDE_SAFE, "refill": dfpn.GUIDE_REFILL}
 STEP = 1_000_000  # expansions of one numba call, between two progress reports (a few s)
 TABLE_BITS = 24  # 16 million slots, 512 MB at most (pages are taken as they are used)
 Progress = Callable[[int, int, float], None]  # (expansions, positions in the table, CPU s)
