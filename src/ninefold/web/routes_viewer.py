@@ -25,7 +25,7 @@ async def game_replay(game_id: str, store: Store) -> Replay:
     board = game.board
     outcome = game.outcome()
     computer = game.computer_side()
-    names = {m: ("computer, level " + str(game.level) if m is computer else "player")
+    names = {m: ("computer, " + game.computer_name() if m is computer else "player")
              for m in Mark}
     start = Board.from_position(game.start) if game.start else Board(game.rules)
     return replay(f"Game {game.id}", names[Mark.X], names[Mark.O], start,

@@ -86,6 +86,17 @@ $("new-game").addEventListener("submit", async (event) => {
   }
 });
 
+// The proof player (level 11) plays X in open-boards games: offered when the form asks
+// for one with you as O.
+function offerProof() {
+  const form = $("new-game").elements;
+  const option = form.level.querySelector("option[value='11']");
+  const fits = form.rules.value === "open-boards" && form.side.value === "o";
+  option.hidden = option.disabled = !fits;
+  if (!fits && option.selected) form.level.value = "10";
+}
+$("new-game").addEventListener("change", offerProof);
+
 // --- a game ----------------------------------------------------------------------
 // `invite`: the invite link's path, for the page that made an online game (kept in
 // localStorage, so a reload of the host's page keeps it).
@@ -292,7 +303,7 @@ function render() {
   showPosition(game.position, game.result);
   const sides = game.you.map((s) => s.toUpperCase()).join(" and ");
   $("who").textContent = game.mode === "computer"
-    ? `You play ${sides} against level ${game.level}.`
+    ? `You play ${sides} against ${game.level === 11 ? "proof, which never loses" : `level ${game.level}`}.`
     : game.mode === "local" ? "Two players on this device."
     : sides ? `You play ${sides}.` : "Spectator: you cannot move.";
   const list = $("moves");
@@ -612,6 +623,7 @@ async function tryMove(sq) {
 // The setup form, filled from the link (an analysis board's "play from here").
 function openSetup() {
   $("setup").hidden = false;
+  offerProof();  // (a form the browser filled in again on going back)
   const params = new URLSearchParams(location.search);
   if (params.get("start")) $("start").value = params.get("start");
   const mode = params.get("mode");
