@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from controls import control
+from controls import control, key
 from fastapi.testclient import TestClient
 from playwright.sync_api import Page, expect
 
@@ -91,3 +91,83 @@ def test_the_form_offers_proof_for_open_boards_as_o_only(page: Page, server: str
     # its worker proves the win first (seconds, more on a loaded machine)
     expect(page.locator(".cell[data-square='e5']")).to_have_text("X", timeout=180_000)
 
+
+PROVED = 240_000  # ms: the server proves the win on the page's first request (seconds of CPU)
+
+
+def open_proof(page: Page, server: str) -> None:
+    page.goto(server + "/proof")
+    expect(page.get_by_test_id("status")).to_contain_text("Ply 0:", timeout=PROVED)
+
+
+def test_the_rules_page_links_to_the_proof(page: Page, server: str):
+    page.goto(server + "/rules")
+    control(page, "rules-proof").click()
+    expect(page).to_have_url(server + "/proof")
+
+
+def test_the_proof_page_steps_through_the_longest_defence(page: Page, server: str):
+    open_proof(page, server)
+    status, phase = page.get_by_test_id("status"), page.get_by_test_id("phase")
+    expect(status).to_contain_text("X plays e5. X wins within 43 more plies.")
+    expect(phase).to_contain_text("Phase 1 of 4: the opening")
+    control(page, "proof-last").click()
+    expect(status).to_contain_text("Ply 43: Game over", timeout=60_000)
+    expect(status).to_contain_text("X")
+    expect(phase).to_contain_text("Phase 4 of 4: the harvest")
+    control(page, "proof-first").click()
+    expect(status).to_contain_text("Ply 0:")
+    control(page, "proof-forward").click()
+    expect(status).to_contain_text("Ply 1: O to move")
+    expect(page.locator(".cell[data-square='e5']")).to_have_text("X")
+    control(page, "proof-back").click()
+    expect(status).to_contain_text("Ply 0:")
+    key(page, "viewer", "End")
+    expect(status).to_contain_text("Ply 43:")
+    key(page, "viewer", "Home")
+    expect(status).to_contain_text("Ply 0:")
+    key(page, "viewer", "ArrowRight")
+    expect(status).to_contain_text("Ply 1:")
+    key(page, "viewer", "ArrowLeft")
+    expect(status).to_contain_text("Ply 0:")
+    for _ in range(16):  # the opening's 16 plies: X to play ply 17, square k of board k
+        key(page, "viewer", "ArrowRight")
+    expect(status).to_contain_text("Ply 16: X to move")
+    expect(phase).to_contain_text("Phase 2 of 4")
+
+
+def test_the_proof_page_wins_against_random_and_your_moves(page: Page, server: str):
+    open_proof(page, server)
+    status = page.get_by_test_id("status")
+    control(page, "proof-o-random").check()
+    control(page, "proof-last").click()
+    expect(status).to_contain_text("Game over: 1-0 (X wins", timeout=60_000)
+    control(page, "proof-first").click()
+    control(page, "proof-o-you").check()
+    control(page, "proof-forward").click()  # X's e5: the line after the start was random O's
+    expect(status).to_contain_text("Ply 1: O to move")
+    expect(status).to_contain_text("Click a highlighted square for O.")
+    control(page, "proof-forward").click()  # O waits for a click
+    expect(status).to_contain_text("Ply 1:")
+    legal = control(page, "proof-cell").and_(page.locator(".legal"))
+    expect(legal).to_have_count(8)
+    legal.first.click()
+    expect(status).to_contain_text("Ply 2: X to move")
+    control(page, "proof-o-longest").check()
+    control(page, "proof-last").click()
+    expect(status).to_contain_text("Game over: 1-0 (X wins", timeout=60_000)
+
+
+def test_the_proof_api_refuses_positions_off_the_strategy_in_one_line(client: TestClient):
+    first = client.get("/api/proof")
+    assert first.status_code == 200, first.text
+    assert first.json()["x_move"] == "e5" and first.json()["plies_left"] == 43
+    after = client.get("/api/proof", params={"position": first.json()["board"]["position"],
+                                             "move": "e5"}).json()
+    assert after["longest"] in after["board"]["legal"] and after["phase"] == 1
+    for params in ({"position": "standard 9/9/9/9/9/9/9/9/9 x - ........."},
+                   {"position": "open-boards 9/9/9/9/9/9/9/9/9 x - .........", "move": "a1"},
+                   {"move": "j10"}, {"position": "nonsense"}):
+        r = client.get("/api/proof", params=params)
+        assert r.status_code == 422, r.text
+        assert "\n" not in r.json()["detail"], r.json()

@@ -10,7 +10,8 @@ reach (a game that did not start empty, or where X strayed), it refuses
 (`CannotPlay`) and names the players that can play there.
 
 `phase` names the part of the strategy a position is in, as docs/theorem.md
-numbers them.
+numbers them; `longest_defence` is O's reply that holds out longest against it
+(the web board's ``/proof`` replays the win with it).
 
     $ ninefold play --opponent proof --rules open-boards --first computer   # you lose
 
@@ -25,12 +26,15 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.players.registry import register
-from ninefold.proof.search import Strategy, prove
-from ninefold.rules import Board, Mark, Rules
+from ninefold.proof.certificate import plies_to_win
+from ninefold.rules import Board, Mark, Move, Rules
+
+if TYPE_CHECKING:  # the search imports numba: only when the strategy is first needed
+    from ninefold.proof.search import Strategy
 
 RULES = Rules.parse("open-boards")
 MAX_PLIES = 43  # the paper's bound, which the refill strategy meets
@@ -46,9 +50,38 @@ class CannotPlay(ValueError):
 @functools.cache  # once a process: the strategy does not change
 def strategy() -> Strategy:
     """X's winning strategy with open boards from the empty board, proved on first use."""
+    from ninefold.proof.search import prove
+
     print("proof: proving X's forced win with open boards (once a process, some seconds)",
           file=sys.stderr, flush=True)
     return prove(Board(RULES), "refill", max_plies=MAX_PLIES, table_bits=TABLE_BITS)
+
+
+@functools.cache  # once a process, after `strategy` (as long again: every line is played)
+def plies_left() -> dict[str, int]:
+    """Plies to X's win from each position of `strategy` against O's longest defence."""
+    won = strategy()
+    return plies_to_win(Board.from_position(won.root), won.moves)
+
+
+def longest_defence(board: Board) -> tuple[Move, int]:
+    """O's reply on `board` (O to move, after a move of the strategy) after which X's win
+    comes last, and the plies to it from `board`; `CannotPlay` where a reply of O's leads
+    off the strategy (it was not X's move)."""
+    left = plies_left()
+    best: tuple[Move, int] | None = None
+    for reply in board.legal_moves:
+        after = board.copy()
+        after.push(reply)
+        plies = left.get(after.position())
+        if plies is None:
+            raise CannotPlay(f"proof's strategy does not reach {board.position()}: X's last "
+                             "move there is not its own")
+        if best is None or plies + 1 > best[1]:
+            best = (reply, plies + 1)
+    if best is None:
+        raise CannotPlay("the game is over: O has no reply")
+    return best
 
 
 class Phase(NamedTuple):

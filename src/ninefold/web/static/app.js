@@ -4,8 +4,8 @@
 // in localStorage so a reload keeps the seat.
 
 import { AnalysisPanel } from "./analysis.js";
+import { buildBoard as buildCells, square } from "./board.js";
 
-const COLUMNS = "abcdefghi";
 const $ = (id) => document.getElementById(id);
 
 let game = null;     // the GameView shown
@@ -26,11 +26,6 @@ function show(view, you) {
 }
 
 // --- squares: board b, cell c <-> column x, row y <-> "e5" -------------------------
-const square = (b, c) => {
-  const x = 3 * (b % 3) + (c % 3);
-  const y = 3 * Math.floor(b / 3) + Math.floor(c / 3);
-  return COLUMNS[x] + String(y + 1);
-};
 const xyOf = (b, c) => ({ x: 3 * (b % 3) + (c % 3), y: 3 * Math.floor(b / 3) + Math.floor(c / 3) });
 const bcOf = (x, y) => ({ b: 3 * Math.floor(y / 3) + Math.floor(x / 3), c: 3 * (y % 3) + (x % 3) });
 
@@ -218,34 +213,10 @@ $("draw").addEventListener("click", () => act("draw", {}));
 
 // --- drawing ---------------------------------------------------------------------
 function buildBoard() {
-  const board = $("board");
-  for (let b = 0; b < 9; b++) {
-    const small = document.createElement("div");
-    small.className = "small";
-    small.dataset.board = b;
-    small.setAttribute("role", "group");
-    small.setAttribute("aria-label", `Board ${b + 1}`);
-    for (let c = 0; c < 9; c++) {
-      const cell = document.createElement("button");
-      cell.type = "button";
-      cell.className = "cell";
-      cell.dataset.board = b;
-      cell.dataset.cell = c;
-      cell.dataset.square = square(b, c);
-      cell.dataset.control = "cell";
-      cell.tabIndex = -1;
-      cell.addEventListener("click", () => {
-        cursor = xyOf(b, c);
-        press(square(b, c));
-      });
-      small.appendChild(cell);
-    }
-    const big = document.createElement("div");
-    big.className = "big";
-    big.setAttribute("aria-hidden", "true");
-    small.appendChild(big);
-    board.appendChild(small);
-  }
+  buildCells($("board"), "cell", (b, c) => {
+    cursor = xyOf(b, c);
+    press(square(b, c));
+  });
 }
 
 // Draw `boards` (SmallBoard list) with `last` marked; `legal` is the set of squares this
