@@ -17,7 +17,9 @@ from playwright.sync_api import Browser, Page, expect
 require("Debian's chromium", chromium_missing(), module=True)
 
 STATIC_PAGES = ["/", "/rules", "/analysis", "/arena", "/classic", "/g/no-such-game",
-                "/classic#m=4,0", "/classic#m=4,0&v=pick15", "/classic#m=4,0&v=magic15"]
+                "/classic#m=4,0", "/classic#m=4,0&v=pick15", "/classic#m=4,0&v=magic15",
+                "/proof"]
+PROVED = 240_000  # ms: /proof's first request proves X's win in the server (seconds of CPU)
 
 
 @pytest.fixture(params=["light", "dark"])
@@ -38,7 +40,7 @@ def test_the_checker_finds_a_serious_violation(page: Page, server: str):
 @pytest.mark.parametrize("address", STATIC_PAGES)
 def test_every_page_passes_axe(scheme_page: Page, server: str, address: str):
     scheme_page.goto(server + address)
-    scheme_page.wait_for_load_state("networkidle")
+    scheme_page.wait_for_load_state("networkidle", timeout=PROVED)
     assert_accessible(scheme_page)
 
 

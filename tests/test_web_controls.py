@@ -169,13 +169,16 @@ def test_the_replay_buttons_keys_move_list_and_link(page: Page, server: str):
     expect(status).to_contain_text("(ply 3 of 3)")
 
 
-@pytest.mark.parametrize("address", ["/", "/rules", "/classic", "/replay"])
+@pytest.mark.parametrize("address", ["/", "/rules", "/classic", "/replay", "/proof"])
 def test_every_control_and_key_of_every_page_has_a_test(page: Page, server: str,
                                                          address: str):
     if address == "/replay":  # the replay's move list is made from its game
         local_game(page, server, ("e5",))
         control(page, "replay-link").click()
         expect(control(page, "move")).to_have_count(1)
+    elif address == "/proof":  # its controls are there while the server proves the win
+        page.goto(server + address)
+        expect(page.locator("#board .cell")).to_have_count(81)
     else:
         page.goto(server + address)
         page.wait_for_load_state("networkidle")

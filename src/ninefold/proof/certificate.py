@@ -98,14 +98,22 @@ def check(lines: Iterable[str]) -> Report:
         raise CertificateError(f"the root {root!r} is not a position: {exc}") from None
     if board.turn is not X or board.is_game_over():
         raise CertificateError(f"the root {root!r} is not a running game with X to move")
+    longest = plies_to_win(board, strategy)
+    return Report(root, len(longest), longest[root], len(strategy) - len(longest))
+
+
+def plies_to_win(board: Board, strategy: dict[str, Move]) -> dict[str, int]:
+    """Plies to X's win along the longest line (O's longest defence) from each position
+    of `strategy` met from `board` (X to move), checked as `check` checks them
+    (`CertificateError` where it fails)."""
     longest: dict[str, int] = {}  # plies to X's win along the longest line, by position
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 1000))  # a line is at most 81 plies: 2 frames each
     try:
-        plies = _longest(board, root, strategy, longest)
+        _longest(board.copy(), board.position(), strategy, longest)
     finally:
         sys.setrecursionlimit(limit)
-    return Report(root, len(longest), plies, len(strategy) - len(longest))
+    return longest
 
 
 def _longest(board: Board, position: str, strategy: dict[str, Move],

@@ -25,6 +25,8 @@ Routes, by module:
 - `ninefold.web.analysis`: ``WS /api/analysis``, ``GET /api/analysis``: a
   position's analysis, streamed as the search deepens;
 - `ninefold.web.classic`: ``POST /api/classic`` and the page ``/classic``;
+- `ninefold.web.proof`: ``GET /api/proof`` and the page ``/proof``: X's forced win
+  with open boards, replayed against an O of the viewer's choice;
 - `ninefold.web.arena`: ``GET /api/arena``, ``/api/arena/standings``,
   ``/api/arena/plots/{name}.png``, ``/api/arena/{n}/replay``: the games,
   standings, plots and replays of an arena results database, when the
@@ -50,7 +52,7 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from ninefold.web import analysis, classic, routes_games, routes_pages, routes_viewer
+from ninefold.web import analysis, classic, proof, routes_games, routes_pages, routes_viewer
 from ninefold.web.arena import ArenaResults
 from ninefold.web.arena import router as arena_router
 from ninefold.web.body_limit import MAX_BODY_BYTES, BodyLimit
@@ -118,5 +120,6 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     app.include_router(arena_router)
     app.include_router(routes_pages.router)
     classic.mount(app)
+    proof.mount(app)
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")
     return app

@@ -11,6 +11,10 @@ nothing (1 and 2) play on the event loop: their move costs less than sending it.
 Each worker is a `ninefold.protocols.child.Child` running `serve`, started when
 first needed (and again after it died); it ends with the server, even when the
 server is killed with SIGKILL.
+
+`PROOF_LEVEL` is the `proof` player (`player_spec`): a worker's first move at it
+proves X's forced win with open boards (some seconds), and its later moves are
+lookups.
 """
 
 from __future__ import annotations
@@ -24,9 +28,24 @@ from ninefold.players.level import is_instant, make_level
 from ninefold.protocols.child import Child, ChildGone, Message, Parent
 from ninefold.rules import Board, Move
 from ninefold.system import usable_cpus
+from ninefold.web.games import PROOF_LEVEL
 
 MAX_WORKERS = 4
 TARGET = "ninefold.web.computer:serve"  # a worker's function
+
+
+def player_spec(level: int) -> str:
+    """The player of the computer's level `level`.
+
+    >>> player_spec(3), player_spec(PROOF_LEVEL)
+    ('level:3', 'proof')
+    """
+    return "proof" if level == PROOF_LEVEL else f"level:{level}"
+
+
+def instant(level: int) -> bool:
+    """Whether level `level` plays without a search (`is_instant`): here, not in a worker."""
+    return level != PROOF_LEVEL and is_instant(level)
 
 
 def serve(parent: Parent) -> None:
@@ -36,7 +55,7 @@ def serve(parent: Parent) -> None:
     for _, level, board in parent:
         try:
             if level not in players:
-                players[level] = make_player(f"level:{level}")
+                players[level] = make_player(player_spec(level))
             player = players[level]
             player.new_game()
             parent.send(("move", player.play(board).move))
@@ -69,7 +88,7 @@ class Computer:
         the search and is idle again once its answer is read. A level that searches
         nothing (`Player.instant`: random, naive) plays here: shipping the board to a
         worker would cost a hundred times its move."""
-        if is_instant(level):
+        if instant(level):
             return self.play_now(level, board)
         asked = Asked(level, board, asyncio.get_running_loop().create_future())
         self._queue.append(asked)
@@ -80,7 +99,7 @@ class Computer:
         return move
 
     def play_now(self, level: int, board: Board) -> Move:
-        """The move of level `level`, one that searches nothing (`is_instant`), played here."""
+        """The move of level `level`, one that searches nothing (`instant`), played here."""
         if level not in self._players:
             self._players[level] = make_level(level)
         return self._players[level].play(board).move

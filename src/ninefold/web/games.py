@@ -9,7 +9,9 @@ person holds has a secret token; the server keeps only its SHA-256
 (`ninefold.platform.accounts.token_hash`), and a request proves its seat by
 sending the token. Three kinds of game (`Mode`):
 
-- ``computer``: the creator holds one side, a level 1-10 player the other;
+- ``computer``: the creator holds one side, a level 1-10 player the other; in
+  an open-boards game from the empty board where the creator plays O, the
+  computer may be the `proof` player instead (`PROOF_LEVEL`, X's proved win);
 - ``local``: two people on one device, one token for both sides;
 - ``online``: each side its own token, the second handed out by link;
   anyone with the game's id may watch.
@@ -60,6 +62,10 @@ from ninefold.web.notation import side
 from ninefold.web.time_control import TIMED_FROM_PLY, WebTimeControl
 
 LEVELS = range(1, 11)  # the computer's levels (`ninefold.players.level`)
+# The `proof` player (`ninefold.players.proof`) as a level past the ladder's: a level is
+# one integer everywhere (API, store, the computer's workers), and 1-10 keep their meaning.
+PROOF_LEVEL = 11
+PROOF_RULES = Rules.parse("open-boards")
 TOKEN_BYTES = 18  # a seat's secret: 24 URL-safe characters
 
 
@@ -127,9 +133,15 @@ class WebGame:
             if root != Board(rules):
                 position = root.position()
         rules = Rules.parse(rules)
-        if mode is Mode.COMPUTER:
+        if mode is Mode.COMPUTER and level == PROOF_LEVEL:
+            if rules != PROOF_RULES or human is not Mark.O or opening or position or moves:
+                raise ValueError(f"level {PROOF_LEVEL} (proof) plays X with open-boards rules "
+                                 "from the empty board: choose open-boards, side O, no opening "
+                                 "and no start")
+        elif mode is Mode.COMPUTER:
             if level not in LEVELS:
-                raise ValueError("the computer's level must be 1-10")
+                raise ValueError(f"the computer's level must be 1-10, or {PROOF_LEVEL} (proof) "
+                                 "in open-boards games")
         elif level is not None:
             raise ValueError("only a game against the computer has a level")
         if clock is not None and mode is not Mode.ONLINE:
@@ -177,6 +189,10 @@ class WebGame:
             return None
         return Mark.X if self.seats.get("x") is None else (
             Mark.O if self.seats.get("o") is None else None)
+
+    def computer_name(self) -> str:
+        """The computer's player in words: ``level 3``, or ``proof``."""
+        return "proof" if self.level == PROOF_LEVEL else f"level {self.level}"
 
     def computer_to_move(self) -> bool:
         computer = self.computer_side()

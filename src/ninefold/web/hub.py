@@ -28,8 +28,7 @@ from dataclasses import dataclass, field
 
 from fastapi import WebSocket
 
-from ninefold.players.level import is_instant
-from ninefold.web.computer import Computer
+from ninefold.web.computer import Computer, instant
 from ninefold.web.errors import GameError
 from ninefold.web.games import WebGame
 from ninefold.web.notation import side
@@ -104,7 +103,7 @@ class Hub:
         (`Computer.play_now`): stored with the change that called for it, it costs the
         game one write and its pages one message instead of two, and no page ever shows
         the computer "thinking" for a move it makes in microseconds."""
-        if game.computer_to_move() and game.level is not None and is_instant(game.level):
+        if game.computer_to_move() and game.level is not None and instant(game.level):
             game.computer_plays(self.computer.play_now(game.level, game.board))
 
     async def changed(self, game: WebGame, token: str | None = None) -> str:

@@ -25,7 +25,7 @@ async def game_replay(game_id: str, store: Store) -> Replay:
     board = game.board
     outcome = game.outcome()
     computer = game.computer_side()
-    names = {m: ("computer, level " + str(game.level) if m is computer else "player")
+    names = {m: ("computer, " + game.computer_name() if m is computer else "player")
              for m in Mark}
     start = Board.from_position(game.start) if game.start else Board(game.rules)
     return replay(f"Game {game.id}", names[Mark.X], names[Mark.O], start,
@@ -34,18 +34,24 @@ async def game_replay(game_id: str, store: Store) -> Replay:
                   str(outcome.termination) if outcome else None)
 
 
-@router.get("/api/position", response_model=PositionView, responses=ERRORS)
-async def position(
-    position: Annotated[str | None, Query(
-        max_length=300, description="A position string (none: the start).")] = None,
-    move: Annotated[str | None, Query(max_length=8, description="A move to play first.")]
-    = None,
-) -> PositionView:
-    """A position (the analysis board), after `move` if one is given."""
+PositionQuery = Annotated[str | None, Query(
+    max_length=300, description="A position string (none: the start).")]
+MoveQuery = Annotated[str | None, Query(max_length=8, description="A move to play first.")]
+
+
+def board_after(position: str | None, move: str | None, start: Board) -> Board:
+    """The board `position` names (None: `start`), after `move` if one is given;
+    `IllegalMove` (422) for a position or a move that cannot be."""
     try:
-        board = Board() if position is None else Board.from_position(position)
+        board = start if position is None else Board.from_position(position)
         if move is not None:
             board.push(Move.parse(move))
     except ValueError as exc:
         raise IllegalMove(str(exc)) from None
-    return position_view(board)
+    return board
+
+
+@router.get("/api/position", response_model=PositionView, responses=ERRORS)
+async def position(position: PositionQuery = None, move: MoveQuery = None) -> PositionView:
+    """A position (the analysis board), after `move` if one is given."""
+    return position_view(board_after(position, move, Board()))

@@ -52,7 +52,9 @@ class NewGame(BaseModel):
     """A new game."""
 
     mode: Literal["computer", "local", "online"] = "computer"
-    level: int | None = Field(None, ge=1, le=10, description="The computer's level, 1-10.")
+    level: int | None = Field(
+        None, ge=1, le=11, description="The computer's level, 1-10; 11 is the proof player,"
+        " X's proved forced win, in open-boards games from the empty board where you play O.")
     side: Literal["x", "o", "random"] = Field(
         "x", description="Your side against the computer, or as the online game's creator.")
     rules: str = Field("standard", max_length=100,

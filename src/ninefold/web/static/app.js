@@ -4,8 +4,8 @@
 // in localStorage so a reload keeps the seat.
 
 import { AnalysisPanel } from "./analysis.js";
+import { buildBoard as buildCells, square } from "./board.js";
 
-const COLUMNS = "abcdefghi";
 const $ = (id) => document.getElementById(id);
 
 let game = null;     // the GameView shown
@@ -26,11 +26,6 @@ function show(view, you) {
 }
 
 // --- squares: board b, cell c <-> column x, row y <-> "e5" -------------------------
-const square = (b, c) => {
-  const x = 3 * (b % 3) + (c % 3);
-  const y = 3 * Math.floor(b / 3) + Math.floor(c / 3);
-  return COLUMNS[x] + String(y + 1);
-};
 const xyOf = (b, c) => ({ x: 3 * (b % 3) + (c % 3), y: 3 * Math.floor(b / 3) + Math.floor(c / 3) });
 const bcOf = (x, y) => ({ b: 3 * Math.floor(y / 3) + Math.floor(x / 3), c: 3 * (y % 3) + (x % 3) });
 
@@ -85,6 +80,17 @@ $("new-game").addEventListener("submit", async (event) => {
     showError(err.message);
   }
 });
+
+// The proof player (level 11) plays X in open-boards games: offered when the form asks
+// for one with you as O.
+function offerProof() {
+  const form = $("new-game").elements;
+  const option = form.level.querySelector("option[value='11']");
+  const fits = form.rules.value === "open-boards" && form.side.value === "o";
+  option.hidden = option.disabled = !fits;
+  if (!fits && option.selected) form.level.value = "10";
+}
+$("new-game").addEventListener("change", offerProof);
 
 // --- a game ----------------------------------------------------------------------
 // `invite`: the invite link's path, for the page that made an online game (kept in
@@ -207,34 +213,10 @@ $("draw").addEventListener("click", () => act("draw", {}));
 
 // --- drawing ---------------------------------------------------------------------
 function buildBoard() {
-  const board = $("board");
-  for (let b = 0; b < 9; b++) {
-    const small = document.createElement("div");
-    small.className = "small";
-    small.dataset.board = b;
-    small.setAttribute("role", "group");
-    small.setAttribute("aria-label", `Board ${b + 1}`);
-    for (let c = 0; c < 9; c++) {
-      const cell = document.createElement("button");
-      cell.type = "button";
-      cell.className = "cell";
-      cell.dataset.board = b;
-      cell.dataset.cell = c;
-      cell.dataset.square = square(b, c);
-      cell.dataset.control = "cell";
-      cell.tabIndex = -1;
-      cell.addEventListener("click", () => {
-        cursor = xyOf(b, c);
-        press(square(b, c));
-      });
-      small.appendChild(cell);
-    }
-    const big = document.createElement("div");
-    big.className = "big";
-    big.setAttribute("aria-hidden", "true");
-    small.appendChild(big);
-    board.appendChild(small);
-  }
+  buildCells($("board"), "cell", (b, c) => {
+    cursor = xyOf(b, c);
+    press(square(b, c));
+  });
 }
 
 // Draw `boards` (SmallBoard list) with `last` marked; `legal` is the set of squares this
@@ -292,7 +274,7 @@ function render() {
   showPosition(game.position, game.result);
   const sides = game.you.map((s) => s.toUpperCase()).join(" and ");
   $("who").textContent = game.mode === "computer"
-    ? `You play ${sides} against level ${game.level}.`
+    ? `You play ${sides} against ${game.level === 11 ? "proof, which never loses" : `level ${game.level}`}.`
     : game.mode === "local" ? "Two players on this device."
     : sides ? `You play ${sides}.` : "Spectator: you cannot move.";
   const list = $("moves");
@@ -612,6 +594,7 @@ async function tryMove(sq) {
 // The setup form, filled from the link (an analysis board's "play from here").
 function openSetup() {
   $("setup").hidden = false;
+  offerProof();  // (a form the browser filled in again on going back)
   const params = new URLSearchParams(location.search);
   if (params.get("start")) $("start").value = params.get("start");
   const mode = params.get("mode");
