@@ -45,6 +45,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from ninefold.platform.accounts import token_hash
+from ninefold.players import proof
 from ninefold.rules import (
     MARKS,
     Board,
@@ -65,7 +66,6 @@ LEVELS = range(1, 11)  # the computer's levels (`ninefold.players.level`)
 # The `proof` player (`ninefold.players.proof`) as a level past the ladder's: a level is
 # one integer everywhere (API, store, the computer's workers), and 1-10 keep their meaning.
 PROOF_LEVEL = 11
-PROOF_RULES = Rules.parse("open-boards")
 TOKEN_BYTES = 18  # a seat's secret: 24 URL-safe characters
 
 
@@ -134,7 +134,7 @@ class WebGame:
                 position = root.position()
         rules = Rules.parse(rules)
         if mode is Mode.COMPUTER and level == PROOF_LEVEL:
-            if rules != PROOF_RULES or human is not Mark.O or opening or position or moves:
+            if rules != proof.RULES or human is not Mark.O or opening or position or moves:
                 raise ValueError(f"level {PROOF_LEVEL} (proof) plays X with open-boards rules "
                                  "from the empty board: choose open-boards, side O, no opening "
                                  "and no start")

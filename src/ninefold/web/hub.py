@@ -7,11 +7,11 @@ once it is stored: the computer starts its move if it is still its turn (a task
 a game, its search in `ninefold.web.computer`), a running clock gets a timer for
 the moment the side to move's time runs out, and every page watching the game's
 WebSocket gets its new view. That view is built once a change, for the watchers
-and the answer alike (`yours` adds the sides the asking token holds), and kept
-while pages watch the game, so their reads of the version their socket brought
-build none (`Hub.view`). With several processes on one PostgreSQL database,
-`ninefold.web.notify` hears the changes the others store and calls
-`Hub.changed_elsewhere`.
+and the answer alike (`Hub.view_json` adds the sides the asking token holds, its
+JSON made once a version), and kept while pages watch the game, so their reads
+of the version their socket brought build none (`Hub.view`). With several
+processes on one PostgreSQL database, `ninefold.web.notify` hears the changes
+the others store and calls `Hub.changed_elsewhere`.
 
 The store's reads and writes go through `GameStore.call`: on the event loop for
 SQLite (tens of microseconds each: a thread hop would cost more), in a thread
