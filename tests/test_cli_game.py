@@ -176,3 +176,11 @@ def test_hint_comes_from_the_strongest_player_not_the_opponent() -> None:
     assert len(hints) == 1 and hints[0].split()[1] == str(win), (hints, win)
     assert hints[0].endswith(f"from {analysis_spec()}"), hints
     assert board.outcome() is None  # the hint is not played
+
+
+def test_play_against_a_player_that_cannot_play_there_is_refused_in_one_line() -> None:
+    result = runner.invoke(app, ["play", "--opponent", "proof", "--rules", "standard"],
+                           input="e5\n")
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "Traceback" not in text, text
+    assert "proof plays X with open-boards rules only, not standard" in text

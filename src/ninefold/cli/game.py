@@ -149,7 +149,10 @@ def play(
         _fail("--first must be human or computer")
     from ninefold.terminal import play_game
 
-    play_game(board, computer, Mark.O if first == "human" else Mark.X, ms, console)
+    try:
+        play_game(board, computer, Mark.O if first == "human" else Mark.X, ms, console)
+    except ValueError as exc:  # a player that cannot play here (proof as O, other rules)
+        _fail(str(exc))
 
 
 
