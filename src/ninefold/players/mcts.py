@@ -141,7 +141,7 @@ class Tree:
                net: SearchNet | None = None, mix: float = 0.0, draw: float = 0.5) -> int:
         assert self.root_state is not None
         return int(mt.search(self.arrays, self.root_state, self.flags, sims, c, policy, solver,
-                             self.rngs[worker], net, mix, draw))
+                             self.rngs[worker], net, mix, draw, len(self.rngs) > 1))
 
     def children(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(actions, visits, wins, status) of the root's children."""

@@ -29,12 +29,15 @@ parallelism, Chaslot et al. 2008, lock-free as in Enzenberger and Müller 2009):
   a thread that finds a node being expanded plays out from it instead;
 - proven values are plain byte writes: a stale read only delays a proof.
 
-With one thread the atomics cost about 1% of the speed (benchmarks/mcts_speed.py).
+A search that has the tree to itself (one thread; a tree per thread with
+root parallelism) says so with ``shared=False`` and does the same with plain
+adds, loads and stores: the same trees, about 2% less time a simulation
+with a network that costs almost nothing (benchmarks/tree_speed.py).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -139,26 +142,58 @@ def reset(t: TreeArrays) -> None:
     t.meta[USED] = 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add(shared: bool, a: np.ndarray, i: int, value: Any) -> Any:
+    """a[i] += value; returns the old a[i]. An atomic add only when `shared` (threads
+    search the tree): a locked add takes some twenty cycles, and the reward's
+    floating-point add is a compare-and-swap loop on x86."""
+    if shared:
+        return atomic_add(a, i, value)
+    old = a[i]
+    a[i] = old + value
+    return old
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _load(shared: bool, a: np.ndarray, i: int) -> Any:
+    """a[i]; when `shared`, an acquire load (it sees the writes a matching release store
+    published)."""
+    return atomic_load(a, i) if shared else a[i]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _store(shared: bool, a: np.ndarray, i: int, value: int) -> None:
+    """a[i] = value; when `shared`, a release store (published after every earlier
+    write)."""
+    if shared:
+        atomic_store(a, i, value)
+    else:
+        a[i] = value
+
+
 @njit(cache=True, inline="always")
 def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndarray,
-            priors: bool) -> int:
+            priors: bool, shared: bool) -> int:
     """Give `node` (whose position is `s`) its children; with `priors`, their priors are
     the softmax of `logits` (indexed by action) over the legal moves.
 
     Returns 1 if it did, 0 if another thread is expanding or has expanded it,
-    -1 if the tree is full.
+    -1 if the tree is full. Not `shared`, plain loads and stores do.
     """
     first, status = t.first, t.status
-    if atomic_load(t.meta, USED) >= first.shape[0]:
+    if _load(shared, t.meta, USED) >= first.shape[0]:
         return -1  # full: don't make the other threads fight over `meta` for nothing
-    if not atomic_cas(first, node, -1, EXPANDING):
+    if shared:
+        if not atomic_cas(first, node, -1, EXPANDING):
+            return 0
+    elif first[node] != -1:
         return 0
     k = count_moves(s)
-    used = atomic_add(t.meta, USED, k)
+    used = _add(shared, t.meta, USED, k)
     if used + k > first.shape[0]:
         # Full. The count is not given back: another thread may have taken
         # nodes after ours, and handing ours out again would overlap them.
-        atomic_store(first, node, -1)
+        _store(shared, first, node, -1)
         return -1
     boards = playable_boards(s)
     side = s[SIDE]
@@ -201,7 +236,7 @@ def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndar
     t.nchild[node] = k
     if won:
         status[node] = LOSS
-    atomic_store(first, node, used)  # publish: the children are written
+    _store(shared, first, node, used)  # publish: the children are written
     return 1
 
 
@@ -215,7 +250,7 @@ def _reward(result: int, draw_x: float) -> float:
 def search(
     t: TreeArrays, root_state: np.ndarray, flags: int, sims: int, c: float, policy: int,
     solver: bool, rng: np.ndarray, net: SearchNet | None = None, mix: float = 0.0,
-    draw: float = 0.5,
+    draw: float = 0.5, shared: bool = True,
 ) -> int:
     """Run up to `sims` simulations from the root; returns how many ran.
 
@@ -230,7 +265,9 @@ def search(
     stays an expected score.
 
     Stops early when the root is proven (with `solver`). Threads may call this
-    on one tree at once, each with its own `rng`.
+    on one tree at once, each with its own `rng`, if each says `shared`; a
+    search that has the tree to itself may say not (plain adds, loads and
+    stores instead of atomics: the same results, faster).
     """
     first, nchild, move, status, prior = t.first, t.nchild, t.move, t.status, t.prior
     visits, wins = t.visits, t.wins
@@ -253,7 +290,7 @@ def search(
         node = root
         depth = 0
         path[0] = root
-        before = atomic_add(visits, root, 1)  # visits of `node` before this simulation
+        before = _add(shared, visits, root, 1)  # visits of `node` before this simulation
         reward = 0.5  # of this simulation for X: 1 X won, 0 O won, `draw_x` a draw (set below)
         while True:
             st = status[node]
@@ -261,11 +298,11 @@ def search(
                 mover = root_side ^ (depth & 1) ^ 1
                 reward = draw_x if st == DRAW else (1.0 if (st == WIN_) == (mover == 0) else 0.0)
                 break
-            f = atomic_load(first, node)
+            f = _load(shared, first, node)
             if f < 0:
                 if net is not None:
                     v = evaluate_moves(net, s, flags, scratch, logits)  # for the side to move
-                    grown = _expand(t, node, s, flags, logits, True)
+                    grown = _expand(t, node, s, flags, logits, True, shared)
                     if grown > 0 and solver and status[node] != UNKNOWN:
                         continue  # proven at once by a winning child
                     reward = v if s[SIDE] == 0 else 1.0 - v
@@ -276,8 +313,8 @@ def search(
                     break
                 grown = 0
                 if node == root or before > 0:
-                    grown = _expand(t, node, s, flags, logits, False)
-                f = atomic_load(first, node)
+                    grown = _expand(t, node, s, flags, logits, False, shared)
+                f = _load(shared, first, node)
                 if grown <= 0 and f < 0:  # a new leaf, the tree is full, or being expanded
                     result, x = playout(s, flags, policy, x)
                     reward = _reward(result, draw_x)
@@ -331,7 +368,7 @@ def search(
             depth += 1
             path[depth] = best
             node = best
-            before = atomic_add(visits, node, 1)
+            before = _add(shared, visits, node, 1)
             if s[RESULT] >= 0 and status[node] == UNKNOWN:
                 mover = root_side ^ (depth & 1) ^ 1
                 r = s[RESULT] - 1
@@ -343,7 +380,7 @@ def search(
             mover = root_side ^ (d & 1) ^ 1
             gain = reward if mover == 0 else 1.0 - reward
             if gain != 0.0:
-                atomic_add(wins, n, gain)
+                _add(shared, wins, n, gain)
             if proving and d > 0:
                 parent = path[d - 1]
                 if status[parent] != UNKNOWN:
