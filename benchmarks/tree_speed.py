@@ -13,12 +13,12 @@ mid-game positions (`net_speed.openings`), with ``mix`` 0 and 0.5, with:
   than its features (its cost, measured alone, is printed: subtract it for
   the tree's own cost per simulation).
 
-Times are CPU time (`time.process_time`); the table shows medians over the
-rounds. Both sides start from the same rng seed, so they must build the
-same trees: the benchmark checks that every node's visits, wins and status
-agree, and says so.
+Times are CPU time (`time.process_time`), the sides alternating root by root;
+the table shows medians over the rounds. Both sides start from the same
+rng seed, so they must build the same trees: the benchmark checks that every
+node's visits, wins and status agree, and says so.
 
-    .venv/bin/python benchmarks/tree_speed.py --rev c407942 --sims 20000 --rounds 5
+    .venv/bin/python benchmarks/tree_speed.py --rev c407942 --sims 20000 --rounds 5 [--nets tiny]
 """
 
 from __future__ import annotations
@@ -61,22 +61,19 @@ def one_thread(side: ModuleType) -> tuple[bool, ...]:
     return (False,) if "shared" in side.search.py_func.__code__.co_varnames else ()
 
 
-def run(side: ModuleType, tree: Any, roots: np.ndarray, sims: int, net: netmod.SearchNet,
-        mix: float) -> tuple[float, list[tuple[np.ndarray, ...]]]:
-    """CPU seconds per simulation of `sims` simulations from each root, and each final tree
-    (visits, wins, status of the nodes in use)."""
-    spent, trees = 0.0, []
-    for root in roots:
-        side.reset(tree)
-        rng = kernel.make_rng(1)
-        t0 = time.process_time()
-        done = side.search(tree, root, 0, sims, m.DEFAULT_NET_C, side.POLICY_WIN, True, rng,
-                           net, mix, m.DEFAULT_NET_DRAW, *one_thread(side))
-        spent += time.process_time() - t0
-        used = min(int(tree.meta[side.USED]), tree.visits.shape[0])
-        trees.append((done, tree.visits[:used].copy(), tree.wins[:used].copy(),
-                      tree.status[:used].copy()))
-    return spent / (sims * len(roots)), trees
+def run(side: ModuleType, tree: Any, root: np.ndarray, sims: int, net: netmod.SearchNet,
+        mix: float) -> tuple[float, tuple[np.ndarray, ...]]:
+    """CPU seconds of `sims` simulations from `root` in a fresh tree, and the tree
+    (simulations run, then visits, wins, status of the nodes in use)."""
+    side.reset(tree)
+    rng = kernel.make_rng(1)
+    t0 = time.process_time()
+    done = side.search(tree, root, 0, sims, m.DEFAULT_NET_C, side.POLICY_WIN, True, rng,
+                       net, mix, m.DEFAULT_NET_DRAW, *one_thread(side))
+    spent = time.process_time() - t0
+    used = min(int(tree.meta[side.USED]), tree.visits.shape[0])
+    return spent, (np.array([done]), tree.visits[:used].copy(), tree.wins[:used].copy(),
+                   tree.status[:used].copy())
 
 
 @njit(nogil=True)
@@ -102,34 +99,38 @@ def evaluation_cost(sn: netmod.SearchNet, states: np.ndarray) -> float:
 def main(
     rev: str = typer.Option("c407942", help="The git revision to compare with."),
     sims: int = typer.Option(20000, help="Simulations from each root."),
-    rounds: int = typer.Option(5, help="Alternating rounds of each side."),
+    rounds: int = typer.Option(5, help="Rounds of every case."),
+    only: str = typer.Option("net,tiny", "--nets", help="The networks to time, by comma."),
 ) -> None:
     sides = {"this tree": mt, rev: load_revision(rev)}
     nets = {"net": netmod.for_search(netmod.load_net("default"), True),
             "tiny": netmod.for_search(netmod.random_net(0, 0, 0))}
     roots = {"empty": kernel.new_state()[None, :], "mid-game": openings(12, seed=7)}
-    cases = [(n, r, mix) for n in nets for mix in (0.0, 0.5) for r in roots]
+    cases = [(n, r, mix) for n in nets if n in only.split(",") for mix in (0.0, 0.5) for r in roots]
     trees = {name: side.alloc(sims * 20) for name, side in sides.items()}
     for name, side in sides.items():  # compile (or load) before any clock
-        run(side, trees[name], roots["empty"], 10, nets["tiny"], 0.5)
-        run(side, trees[name], roots["empty"], 10, nets["net"], 0.5)
+        for net in nets.values():
+            run(side, trees[name], roots["empty"][0], 10, net, 0.5)
     times: dict[tuple[str, str, str, float], list[float]] = {}
-    same = True
+    same, order = True, list(sides)
     for r in range(rounds):
         for case in cases:
             net, where, mix = case
-            outcome = {}
-            for name in (list(sides) if r % 2 == 0 else list(sides)[::-1]):
-                per_sim, outcome[name] = run(sides[name], trees[name], roots[where], sims,
-                                             nets[net], mix)
-                times.setdefault((name, *case), []).append(per_sim)
-            a, b = outcome.values()
-            same = same and all(len(x) == len(y) and all(np.array_equal(u, v) for u, v in
-                                                         zip(x, y, strict=True))
-                                for x, y in zip(a, b, strict=True))
+            spent = dict.fromkeys(sides, 0.0)
+            for root in roots[where]:  # the sides alternate root by root
+                order.reverse()
+                built = {}
+                for name in order:
+                    seconds, built[name] = run(sides[name], trees[name], root, sims, nets[net],
+                                               mix)
+                    spent[name] += seconds
+                a, b = built.values()
+                same = same and all(np.array_equal(u, v) for u, v in zip(a, b, strict=True))
+            for name in sides:
+                times.setdefault((name, *case), []).append(spent[name] / (sims * len(roots[where])))
         console.print(f"round {r + 1} done")
     states = openings(2000, seed=3)
-    tiny_eval = evaluation_cost(nets["tiny"], states)
+    tiny_eval = evaluation_cost(nets["tiny"], states)  # the same for both sides
     table = Table(title=f"µs of CPU a simulation, median of {rounds} rounds, {sims} a root")
     for column in ("network", "roots", "mix", "this tree", rev, "ratio", "sims/s now"):
         table.add_column(column, justify="right")
