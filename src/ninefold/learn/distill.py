@@ -1,0 +1,174 @@
+"""``python -m ninefold.learn.distill``: a smaller, faster network taught by a bigger one.
+
+    python -m ninefold.learn.distill --out runs/small --hidden 128,32 --games 20000
+
+The teacher (the shipped network unless ``--teacher``) plays itself with its
+search at ``--sims`` simulations a move, as `ninefold.learn` plays self-play
+(`ninefold.learn.selfplay.generate`: rules presets, random-four openings,
+the first moves drawn by visits). Its games are saved in chunks of
+``--chunk`` games, ``data_K.npz``, so a run that stops goes on where it
+stopped and a later run with more ``--games`` adds chunks. The student, of
+the hidden sizes ``--hidden``, is trained on every chunk but a held-out
+tenth of the last (the visit shares as policy targets, half the game's result
+and half the search's value as the value target, as `ninefold.learn.train`
+does), and saved as ``student.npz`` with its ``meta``: the command, the
+teacher's checksum, the data files and the held-out losses of both networks.
+Last, a match at equal simulations against the teacher (``--gate-pairs``
+paired games from random-four openings, each with its playout share
+``--student-mix`` and ``--teacher-mix``) says what the smaller network costs
+in strength per simulation; the student plays faster per simulation.
+
+A fresh network learns from the teacher's search rather than from its own
+weaker games, so it reaches in one round of data what `ninefold.learn`'s
+rounds took many to reach.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(add_completion=False)
+
+
+@dataclass(frozen=True)
+class Course:
+    """What a distillation run does (recorded with the student)."""
+
+    teacher: str = "default"
+    hidden: tuple[int, int] = (128, 32)
+    games: int = 20000
+    chunk: int = 500
+    sims: int = 800
+    c: float = 1.0
+    teacher_mix: float = 0.5
+    student_mix: float = 0.5
+    epochs: int = 20
+    lr: float = 2e-3
+    gate_pairs: int = 200
+    gate_sims: int = 400
+    seed: int = 7001
+    workers: int = 2
+
+
+def say(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def distill(course: Course, out: Path, command: str) -> Path:
+    """Run `course` into `out`; returns the student's file."""
+    import numpy as np
+    import torch
+
+    from ninefold.arena.ratings import match_elo
+    from ninefold.learn import selfplay
+    from ninefold.learn.selfplay import Positions, Searcher
+    from ninefold.learn.tasks import Processes
+    from ninefold.learn.train import Dataset, PolicyValue, evaluate_losses, fit, from_net, to_net
+    from ninefold.players.net import DEFAULT_PATH, load_net, save_net, sha256
+
+    teacher_path = DEFAULT_PATH if course.teacher == "default" else Path(course.teacher)
+    teacher = Searcher(str(teacher_path), course.c, course.teacher_mix)
+    out.mkdir(parents=True, exist_ok=True)
+    tasks = Processes(course.workers)
+    try:
+        chunks = (course.games + course.chunk - 1) // course.chunk
+        files = [out / f"data_{k}.npz" for k in range(chunks)]
+        for k, path in enumerate(files):
+            if path.exists():
+                continue
+            games = min(course.chunk, course.games - k * course.chunk)
+            say(f"teacher self-play, chunk {k + 1}/{chunks}: {games} games at {course.sims} "
+                f"simulations a move")
+            selfplay.generate(games, course.sims, teacher, course.seed + 1000 * k, tasks,
+                              selfplay.print_progress).save(path)
+        parts = [Positions.load(p) for p in files]
+        last = parts[-1]
+        held = max(1, len(last) // 10)
+        valid = Dataset(Positions(*(getattr(last, f)[-held:] for f in selfplay.FIELDS)))
+        parts[-1] = Positions(*(getattr(last, f)[:-held] for f in selfplay.FIELDS))
+        train = Dataset(Positions.concat(parts))
+        teacher_losses = evaluate_losses(from_net(load_net(teacher_path)), valid)
+        say(f"teacher on the held-out positions: {teacher_losses}")
+        torch.manual_seed(course.seed)
+        model = PolicyValue(*course.hidden)
+        say(f"training a {course.hidden[0]}-{course.hidden[1]} student on {len(train)} "
+            f"positions (x8 symmetries), {course.epochs} epochs")
+        t0 = time.perf_counter()
+
+        def report(e: int, n: int) -> None:
+            say(f"  epoch {e}/{n}: held-out {evaluate_losses(model, valid)} "
+                f"({time.perf_counter() - t0:.0f} s)")
+
+        fit(model, train, course.epochs, course.seed, lr=course.lr, report=report)
+        losses = evaluate_losses(model, valid)
+        student = out / "student.npz"
+        meta = {"command": command, "course": {**course.__dict__, "hidden": list(course.hidden)},
+                "teacher": {"file": teacher_path.name, "sha256": sha256(teacher_path)},
+                "data": [p.name for p in files], "positions": len(train),
+                "held_out": {"student": losses.__dict__, "teacher": teacher_losses.__dict__},
+                "torch": torch.__version__}
+        save_net(to_net(model), student, meta)
+        say(f"student saved in {student}: held-out {losses}")
+        say(f"match at {course.gate_sims} simulations a move, {2 * course.gate_pairs} games "
+            f"from random-four openings, against the teacher")
+        points = selfplay.match(Searcher(str(student), course.c, course.student_mix), teacher,
+                                course.gate_sims, course.gate_pairs, course.seed, tasks)
+        say(f"student against teacher at equal simulations: {float(np.mean(points)) / 2:.1%}, "
+            f"{match_elo(points, paired=True)}")
+        return student
+    finally:
+        tasks.close()
+
+
+def _hidden(text: str) -> tuple[int, int]:
+    try:
+        h1, h2 = (int(x) for x in text.split(","))
+    except ValueError:
+        raise typer.BadParameter(f"--hidden {text!r} is not two sizes like 128,32") from None
+    if h1 < 1 or h2 < 1:
+        raise typer.BadParameter(f"--hidden {text!r}: sizes must be at least 1")
+    return h1, h2
+
+
+@app.command()
+def main(
+    out: Annotated[Path, typer.Option(help="Directory for the data and the student.")] = Path(
+        "runs/distill"),
+    teacher: str = typer.Option("default", help="The teacher's weights file."),
+    hidden: str = typer.Option("128,32", help="The student's two hidden layers."),
+    games: int = typer.Option(Course.games, min=2, help="Teacher self-play games."),
+    chunk: int = typer.Option(Course.chunk, min=1, help="Games a data file."),
+    sims: int = typer.Option(Course.sims, min=2, help="Teacher simulations a move."),
+    teacher_mix: float = typer.Option(Course.teacher_mix, min=0.0, max=1.0,
+                                      help="The teacher's playout share of a leaf's value."),
+    student_mix: float = typer.Option(Course.student_mix, min=0.0, max=1.0,
+                                      help="The student's playout share in the match."),
+    epochs: int = typer.Option(Course.epochs, min=1, help="Training passes over the data."),
+    gate_pairs: int = typer.Option(Course.gate_pairs, min=1, help="Pairs of match games."),
+    gate_sims: int = typer.Option(Course.gate_sims, min=2, help="Simulations a match move."),
+    seed: int = typer.Option(Course.seed, help="Seed of everything random."),
+    workers: int = typer.Option(Course.workers, min=1, help="Self-play and match processes."),
+) -> None:
+    """Teach a smaller network with the teacher's self-play."""
+    course = Course(teacher=teacher, hidden=_hidden(hidden), games=games, chunk=chunk, sims=sims,
+                    teacher_mix=teacher_mix, student_mix=student_mix, epochs=epochs,
+                    gate_pairs=gate_pairs, gate_sims=gate_sims, seed=seed, workers=workers)
+    try:
+        import torch  # noqa: F401
+    except ImportError as exc:
+        sys.exit(f"ninefold.learn.distill needs the training extra: "
+                 f"pip install 'ninefold[train]' ({exc})")
+    command = "python -m ninefold.learn.distill " + shlex.join(sys.argv[1:])
+    print(distill(course, out, command))
+
+
+if __name__ == "__main__":
+    app()

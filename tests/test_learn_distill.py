@@ -1,0 +1,46 @@
+"""`python -m ninefold.learn.distill`: a smaller network taught by the shipped one's search."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from ninefold.players.net import DEFAULT_SHA256, load_net, net_meta
+
+
+@pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
+def test_distillation_runs_end_to_end_and_goes_on_where_it_stopped(tmp_path):
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "ninefold.learn.distill", "--out", str(out), "--hidden", "16,8",
+           "--games", "4", "--chunk", "2", "--sims", "12", "--epochs", "1", "--gate-pairs", "1",
+           "--gate-sims", "8", "--seed", "5"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    student = out / "student.npz"
+    assert done.stdout.strip() == str(student)
+    net = load_net(student)
+    assert net.w1.shape[1] == 16 and net.w2.shape[1] == 8
+    meta = net_meta(student)
+    assert meta["command"].startswith("python -m ninefold.learn.distill --out")
+    assert meta["teacher"] == {"file": "net_default.npz", "sha256": DEFAULT_SHA256}
+    assert meta["data"] == ["data_0.npz", "data_1.npz"]
+    assert meta["course"]["hidden"] == [16, 8] and meta["course"]["seed"] == 5
+    assert set(meta["held_out"]) == {"student", "teacher"}
+    assert "student against teacher at equal simulations" in done.stderr
+    data = {k: (out / f"data_{k}.npz").read_bytes() for k in (0, 1)}
+    again = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "teacher self-play" not in again.stderr  # the data was kept, not made again
+    assert all((out / f"data_{k}.npz").read_bytes() == data[k] for k in (0, 1))
+
+
+@pytest.mark.parametrize("hidden", ["128", "0,32", "a,b"])
+def test_distillation_refuses_bad_sizes_in_one_line(tmp_path, hidden):
+    done = subprocess.run([sys.executable, "-m", "ninefold.learn.distill", "--out",
+                           str(tmp_path), "--hidden", hidden], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "hidden" in done.stderr
