@@ -14,8 +14,9 @@ from ninefold.players.net import DEFAULT_SHA256, load_net, net_meta
 def test_distillation_runs_end_to_end_and_goes_on_where_it_stopped(tmp_path):
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "ninefold.learn.distill", "--out", str(out), "--hidden", "16,8",
-           "--games", "4", "--chunk", "2", "--sims", "12", "--epochs", "1", "--gate-pairs", "1",
-           "--gate-sims", "8", "--seed", "5"]
+           "--games", "4", "--chunk", "2", "--sims", "12", "--cheap-games", "3", "--cheap-sims", "4",
+           "--teacher-share", "0.5", "--epochs", "1", "--gate-pairs", "1", "--gate-sims", "8",
+           "--seed", "5"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     student = out / "student.npz"
@@ -25,8 +26,8 @@ def test_distillation_runs_end_to_end_and_goes_on_where_it_stopped(tmp_path):
     meta = net_meta(student)
     assert meta["command"].startswith("python -m ninefold.learn.distill --out")
     assert meta["teacher"] == {"file": "net_default.npz", "sha256": DEFAULT_SHA256}
-    assert meta["data"] == ["data_0.npz", "data_1.npz"]
-    assert meta["course"]["hidden"] == [16, 8] and meta["course"]["seed"] == 5
+    assert meta["data"] == ["cheap_0.npz", "data_0.npz", "data_1.npz"]
+    assert meta["course"]["hidden"] == [16, 8] and meta["course"]["teacher_share"] == 0.5
     assert set(meta["held_out"]) == {"student", "teacher"}
     assert "student against teacher at equal simulations" in done.stderr
     data = {k: (out / f"data_{k}.npz").read_bytes() for k in (0, 1)}

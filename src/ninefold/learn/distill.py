@@ -1,18 +1,26 @@
 """``python -m ninefold.learn.distill``: a smaller, faster network taught by a bigger one.
 
-    python -m ninefold.learn.distill --out runs/small --hidden 128,32 --games 20000
+    python -m ninefold.learn.distill --out runs/small --hidden 128,64 --games 10000 \
+        --cheap-games 40000 --teacher-share 0.5
 
 The teacher (the shipped network unless ``--teacher``) plays itself with its
 search at ``--sims`` simulations a move, as `ninefold.learn` plays self-play
 (`ninefold.learn.selfplay.generate`: rules presets, random-four openings,
 the first moves drawn by visits). Its games are saved in chunks of
 ``--chunk`` games, ``data_K.npz``, so a run that stops goes on where it
-stopped and a later run with more ``--games`` adds chunks. The student, of
-the hidden sizes ``--hidden``, is trained on every chunk but a held-out
-tenth of the last (the visit shares as policy targets, half the game's result
-and half the search's value as the value target, as `ninefold.learn.train`
-does), and saved as ``student.npz`` with its ``meta``: the command, the
-teacher's checksum, the data files and the held-out losses of both networks.
+stopped and a later run with more ``--games`` adds chunks. ``--cheap-games``
+more games at ``--cheap-sims`` (``cheap_K.npz``, chunks of four times as
+many games) add positions at a tenth of the cost: what they need is the
+teacher's own opinion of them, not a deep search's.
+
+The targets are those of `ninefold.learn.train` (the visit shares; half the
+game's result, half the search's value), blended with the teacher network's
+own outputs in the share ``--teacher-share`` (its policy over the legal moves,
+its value). The student, of the hidden sizes ``--hidden``, is trained on
+every chunk but a held-out tenth of the last ``data_K.npz`` (scored against
+the search's targets alone), and saved as ``student.npz`` with its
+``meta``: the command, the teacher's checksum, the data files and the
+held-out losses of both networks.
 Last, a match at equal simulations against the teacher (``--gate-pairs``
 paired games from random-four openings, each with its playout share
 ``--student-mix`` and ``--teacher-mix``) says what the smaller network costs
@@ -30,9 +38,17 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
+import numpy as np
 import typer
+from numba import njit
+
+from ninefold.players.net import Net, evaluate, new_scratch
+
+if TYPE_CHECKING:
+    from ninefold.learn.selfplay import Positions
+    from ninefold.learn.train import Dataset
 
 app = typer.Typer(add_completion=False)
 
@@ -43,9 +59,12 @@ class Course:
 
     teacher: str = "default"
     hidden: tuple[int, int] = (128, 32)
-    games: int = 20000
+    games: int = 10000
     chunk: int = 500
     sims: int = 800
+    cheap_games: int = 0
+    cheap_sims: int = 100
+    teacher_share: float = 0.0
     c: float = 1.0
     teacher_mix: float = 0.5
     student_mix: float = 0.5
@@ -57,6 +76,19 @@ class Course:
     workers: int = 2
 
 
+@njit(cache=True)
+def teacher_outputs(net: Net, states: np.ndarray, flags: np.ndarray, logits: np.ndarray,
+                    values: np.ndarray) -> None:
+    """`evaluate` of each row of `states`: its 81 logits into `logits`, its value into
+    `values`."""
+    scratch = new_scratch(net)
+    s = np.empty(states.shape[1], np.int64)
+    for i in range(states.shape[0]):
+        for k in range(s.shape[0]):
+            s[k] = states[i, k]
+        values[i] = evaluate(net, s, flags[i], scratch, logits[i])
+
+
 def say(text: str) -> None:
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
@@ -64,7 +96,6 @@ def say(text: str) -> None:
 
 def distill(course: Course, out: Path, command: str) -> Path:
     """Run `course` into `out`; returns the student's file."""
-    import numpy as np
     import torch
 
     from ninefold.arena.ratings import match_elo
@@ -89,13 +120,27 @@ def distill(course: Course, out: Path, command: str) -> Path:
                 f"simulations a move")
             selfplay.generate(games, course.sims, teacher, course.seed + 1000 * k, tasks,
                               selfplay.print_progress).save(path)
-        parts = [Positions.load(p) for p in files]
+        cheap_chunk = 4 * course.chunk
+        cheap_files = [out / f"cheap_{k}.npz"
+                       for k in range((course.cheap_games + cheap_chunk - 1) // cheap_chunk)]
+        for k, path in enumerate(cheap_files):
+            if not path.exists():
+                games = min(cheap_chunk, course.cheap_games - k * cheap_chunk)
+                say(f"teacher self-play for positions, chunk {k + 1}/{len(cheap_files)}: "
+                    f"{games} games at {course.cheap_sims} simulations a move")
+                selfplay.generate(games, course.cheap_sims, teacher, course.seed + 2000 + 1000 * k,
+                                  tasks, selfplay.print_progress).save(path)
+        parts = [Positions.load(p) for p in [*cheap_files, *files]]
         last = parts[-1]
         held = max(1, len(last) // 10)
         valid = Dataset(Positions(*(getattr(last, f)[-held:] for f in selfplay.FIELDS)))
         parts[-1] = Positions(*(getattr(last, f)[:-held] for f in selfplay.FIELDS))
-        train = Dataset(Positions.concat(parts))
-        teacher_losses = evaluate_losses(from_net(load_net(teacher_path)), valid)
+        positions = Positions.concat(parts)
+        train = Dataset(positions)
+        teacher_net = load_net(teacher_path)
+        teacher_losses = evaluate_losses(from_net(teacher_net), valid)
+        if course.teacher_share > 0:
+            blend_with_teacher(train, positions, teacher_net, course.teacher_share)
         say(f"teacher on the held-out positions: {teacher_losses}")
         torch.manual_seed(course.seed)
         model = PolicyValue(*course.hidden)
@@ -112,7 +157,7 @@ def distill(course: Course, out: Path, command: str) -> Path:
         student = out / "student.npz"
         meta = {"command": command, "course": {**course.__dict__, "hidden": list(course.hidden)},
                 "teacher": {"file": teacher_path.name, "sha256": sha256(teacher_path)},
-                "data": [p.name for p in files], "positions": len(train),
+                "data": [p.name for p in [*cheap_files, *files]], "positions": len(train),
                 "held_out": {"student": losses.__dict__, "teacher": teacher_losses.__dict__},
                 "torch": torch.__version__}
         save_net(to_net(model), student, meta)
@@ -126,6 +171,22 @@ def distill(course: Course, out: Path, command: str) -> Path:
         return student
     finally:
         tasks.close()
+
+
+def blend_with_teacher(data: Dataset, positions: Positions, teacher: Net, share: float) -> None:
+    """Move `data`'s targets toward `teacher`'s outputs on `positions` (the same rows) by
+    `share`: its softmax over the legal moves, and its value."""
+    import numpy as np
+    import torch
+
+    n = len(positions)
+    logits = np.zeros((n, 81), np.float32)
+    values = np.empty(n, np.float32)
+    teacher_outputs(teacher, positions.states.astype(np.int64), positions.flags.astype(np.int64),
+                    logits, values)
+    policy = torch.softmax(torch.from_numpy(logits).masked_fill(~data.legal, -1e9), 1)
+    data.policy = (1 - share) * data.policy + share * policy
+    data.value = (1 - share) * data.value + share * torch.from_numpy(values)
 
 
 def _hidden(text: str) -> tuple[int, int]:
@@ -147,6 +208,12 @@ def main(
     games: int = typer.Option(Course.games, min=2, help="Teacher self-play games."),
     chunk: int = typer.Option(Course.chunk, min=1, help="Games a data file."),
     sims: int = typer.Option(Course.sims, min=2, help="Teacher simulations a move."),
+    cheap_games: int = typer.Option(Course.cheap_games, min=0,
+                                    help="More teacher games, for their positions."),
+    cheap_sims: int = typer.Option(Course.cheap_sims, min=2,
+                                   help="Teacher simulations a move in those games."),
+    teacher_share: float = typer.Option(Course.teacher_share, min=0.0, max=1.0,
+                                        help="The teacher network's share of the targets."),
     teacher_mix: float = typer.Option(Course.teacher_mix, min=0.0, max=1.0,
                                       help="The teacher's playout share of a leaf's value."),
     student_mix: float = typer.Option(Course.student_mix, min=0.0, max=1.0,
@@ -159,6 +226,7 @@ def main(
 ) -> None:
     """Teach a smaller network with the teacher's self-play."""
     course = Course(teacher=teacher, hidden=_hidden(hidden), games=games, chunk=chunk, sims=sims,
+                    cheap_games=cheap_games, cheap_sims=cheap_sims, teacher_share=teacher_share,
                     teacher_mix=teacher_mix, student_mix=student_mix, epochs=epochs,
                     gate_pairs=gate_pairs, gate_sims=gate_sims, seed=seed, workers=workers)
     try:
