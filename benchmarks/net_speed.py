@@ -17,9 +17,10 @@ measures, for each side:
   here, `net.evaluate` in a revision without it) on positions from random games.
 
 This tree's side runs the network as ``mcts:net=default`` does, its first
-layer in int16; ``--no-quant`` in float32 (``mcts:quant=off``).
+layer in int16; ``--no-quant`` in float32 (``mcts:quant=off``); ``--net PATH``
+another weights file (a student of ``python -m ninefold.learn.distill``).
 
-    .venv/bin/python benchmarks/net_speed.py --rev e827b65 --seconds 1 --rounds 3 [--no-quant]
+    .venv/bin/python benchmarks/net_speed.py --rev e827b65 --seconds 1 --rounds 3 [--no-quant] [--net PATH]
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def openings(n: int, seed: int) -> np.ndarray:
 
 
 def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
-            quant: bool) -> dict[str, float]:
+            quant: bool, weights: str = "default") -> dict[str, float]:
     """The rates of `ROWS` for the ninefold on this PYTHONPATH (run in the side's process):
     searches from the empty board and from `roots`, evaluations of `states` (those the
     search makes: with `quant`, and a tree that has it, the int16 first layer)."""
@@ -74,7 +75,7 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
     from ninefold.players import net as netmod
 
     if hasattr(netmod, "for_search"):  # the network laid out as this tree's search reads it
-        net = netmod.for_search(netmod.load_net("default"), quant)
+        net = netmod.for_search(netmod.load_net(weights), quant)
         evaluate, scratch = netmod.evaluate_moves, netmod.Scratch.make(net.net)
     else:  # a revision whose search reads the `Net` itself
         net = netmod.load_net("default")
@@ -118,10 +119,12 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
             ROWS[2]: sims_rate(empty, False), ROWS[3]: evals}
 
 
-def run_side(src: Path, seconds: float, positions: Path, quant: bool) -> dict[str, float]:
+def run_side(src: Path, seconds: float, positions: Path, quant: bool,
+             weights: str = "default") -> dict[str, float]:
     """`measure` in a process of its own with `src` on PYTHONPATH, one thread."""
     env = dict(os.environ, PYTHONPATH=f"{src}{os.pathsep}{HERE.parent}", NUMBA_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, str(HERE), "--seconds", str(seconds), "--measure",
+    done = subprocess.run([sys.executable, str(HERE), "--seconds", str(seconds), "--net", weights,
+                           "--measure",
                            str(positions), "--quant" if quant else "--no-quant"], env=env,
                           capture_output=True, text=True, check=False)
     if done.returncode:
@@ -142,25 +145,30 @@ def main(
     quant: bool = typer.Option(True, help="This tree's network with its int16 first layer, "
                                           "as mcts:net=default runs it (--no-quant: float32, "
                                           "mcts:quant=off)."),
+    weights: str = typer.Option("default", "--net", help="This tree's network: a weights "
+                                "file (a smaller one from ninefold.learn.distill); the "
+                                "revision's side always runs its default."),
     measure_only: str = typer.Option("", "--measure", hidden=True,
                                      help="(internal) measure this tree on these positions"),
 ) -> None:
     if measure_only:
         with np.load(measure_only) as data:
-            print(json.dumps(measure(seconds, data["roots"], data["states"], quant)))
+            print(json.dumps(measure(seconds, data["roots"], data["states"], quant, weights)))
         return
     from mcts_speed import positions as random_positions  # this tree's players: not in a side
 
-    sides = {"this tree": HERE.parent.parent / "src", rev: revision_src(rev)}
+    mine = HERE.parent.parent / "src"
+    sides = {"this tree": mine, rev: revision_src(rev)}
     results: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
     with tempfile.TemporaryDirectory() as tmp:
         positions = Path(tmp) / "positions.npz"
         np.savez(positions, roots=openings(12, seed=7), states=random_positions(5000, seed=1))
         for src in sides.values():  # fill each side's numba cache before timing
-            run_side(src, 0.01, positions, quant)
+            run_side(src, 0.01, positions, quant, weights if src == mine else "default")
         for r in range(rounds):
             for name, src in (sides.items() if r % 2 == 0 else reversed(sides.items())):
-                results[name].append(run_side(src, seconds, positions, quant))
+                results[name].append(run_side(src, seconds, positions, quant,
+                                              weights if src == mine else "default"))
             console.print(f"round {r + 1}: " + "; ".join(
                 f"{name}: " + ", ".join(f"{v:,.0f}" for v in results[name][-1].values())
                 for name in sides))
