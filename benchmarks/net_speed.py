@@ -20,11 +20,13 @@ This tree's side runs the network as ``mcts:net=default`` does, its first
 layer in int16; ``--no-quant`` in float32 (``mcts:quant=off``); ``--net PATH``
 another weights file (a student of ``python -m ninefold.learn.distill``).
 
-    .venv/bin/python benchmarks/net_speed.py --rev e827b65 --seconds 1 --rounds 3 [--no-quant] [--net PATH]
+    .venv/bin/python benchmarks/net_speed.py --rev e827b65 --seconds 1 --rounds 3 \
+        [--no-quant] [--net PATH]
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -82,6 +84,8 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
         evaluate, scratch = netmod.evaluate, netmod.Scratch.make(net)
     tree = mt.alloc(NODES)
     rng = kernel.make_rng(1)
+    # one thread, as the player searches (a tree that has it: no atomics)
+    alone = (False,) if "shared" in inspect.signature(mt.search.py_func).parameters else ()
 
     def sims_rate(roots: np.ndarray, with_net: bool) -> float:
         done, spent = 0, 0.0
@@ -91,9 +95,10 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
             while time.process_time() - t0 < seconds / len(roots):
                 if with_net:
                     done += mt.search(tree, root, 0, 1000, m.DEFAULT_NET_C, mt.POLICY_WIN, True,
-                                      rng, net, m.DEFAULT_MIX, m.DEFAULT_NET_DRAW)
+                                      rng, net, m.DEFAULT_MIX, m.DEFAULT_NET_DRAW, *alone)
                 else:
-                    done += mt.search(tree, root, 0, 1000, m.DEFAULT_C, mt.POLICY_WIN, True, rng)
+                    done += mt.search(tree, root, 0, 1000, m.DEFAULT_C, mt.POLICY_WIN, True, rng,
+                                      None, 0.0, 0.5, *alone)
             spent += time.process_time() - t0
         return done / spent
 

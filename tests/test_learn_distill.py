@@ -14,9 +14,9 @@ from ninefold.players.net import DEFAULT_SHA256, load_net, net_meta
 def test_distillation_runs_end_to_end_and_goes_on_where_it_stopped(tmp_path):
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "ninefold.learn.distill", "--out", str(out), "--hidden", "16,8",
-           "--games", "4", "--chunk", "2", "--sims", "12", "--cheap-games", "3", "--cheap-sims", "4",
-           "--teacher-share", "0.5", "--epochs", "1", "--gate-pairs", "1", "--gate-sims", "8",
-           "--seed", "5"]
+           "--games", "4", "--chunk", "2", "--sims", "12", "--cheap-games", "3",
+           "--cheap-sims", "4", "--teacher-share", "0.5", "--epochs", "1", "--gate-pairs", "1",
+           "--gate-sims", "8", "--seed", "5"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     student = out / "student.npz"
