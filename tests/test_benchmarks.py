@@ -104,6 +104,18 @@ def test_net_speed_compares_this_tree_with_a_revision():
     assert "HEAD" in done.stdout and "x" in done.stdout.split("network evaluations")[1]
 
 
+def test_net_speed_times_another_weights_file():
+    from ninefold.players.net import DEFAULT_PATH
+
+    done = run("net_speed.py", "--rev", "HEAD", "--net", str(DEFAULT_PATH), "--seconds", "0.05",
+               "--rounds", "1")
+    assert done.returncode == 0, done.stderr
+    assert "network evaluations" in done.stdout
+    bad = run("net_speed.py", "--rev", "HEAD", "--net", "no-such.npz", "--seconds", "0.05",
+              "--rounds", "1")
+    assert bad.returncode != 0 and "no network file 'no-such.npz'" in bad.stderr
+
+
 def test_bot_clock_refuses_an_unknown_protocol():
     done = run("bot_clock.py", "--protocols", "codingame,nope", "--turns", "1")
     assert done.returncode == 2 and "--protocols" in done.stderr

@@ -45,3 +45,13 @@ def test_distillation_refuses_bad_sizes_in_one_line(tmp_path, hidden):
                           timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "hidden" in done.stderr
+
+
+def test_distillation_refuses_a_missing_teacher_in_one_line(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "ninefold.learn.distill", "--out",
+                           str(tmp_path / "run"), "--teacher", str(tmp_path / "none.npz")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == (f"ninefold.learn.distill: --teacher: no network file "
+                                    f"'{tmp_path / 'none.npz'}'")
+    assert not (tmp_path / "run").exists()

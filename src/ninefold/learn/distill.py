@@ -43,7 +43,7 @@ import numpy as np
 import typer
 from numba import njit
 
-from ninefold.players.net import Net, evaluate, new_scratch
+from ninefold.players.net import Net, NetError, evaluate, load_net, new_scratch
 
 if TYPE_CHECKING:
     from ninefold.learn.selfplay import Positions
@@ -233,6 +233,10 @@ def main(
     except ImportError as exc:
         sys.exit(f"ninefold.learn.distill needs the training extra: "
                  f"pip install 'ninefold[train]' ({exc})")
+    try:
+        load_net(teacher)  # a missing or damaged teacher is said in one line, before any work
+    except NetError as exc:
+        sys.exit(f"ninefold.learn.distill: --teacher: {exc}")
     command = "python -m ninefold.learn.distill " + shlex.join(sys.argv[1:])
     print(distill(course, out, command))
 
