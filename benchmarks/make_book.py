@@ -1,5 +1,6 @@
 """Make the bots' opening book: the strong search's move for the empty board and for
-each of the 81 first moves (82 positions), at a fixed number of simulations.
+each of the 81 first moves (82 positions), at a fixed number of simulations of the
+shipped network's search (`ninefold.players.book.SPEC`, about 6 s a position).
 
     .venv/bin/python benchmarks/make_book.py            # writes the book in the package
     .venv/bin/python benchmarks/make_book.py --check    # recomputes it, says if it differs
@@ -21,15 +22,14 @@ from ninefold.players import book, make_player
 app = typer.Typer(add_completion=False)
 
 
-def book_entries(sims: int = book.SIMS, seed: int = book.SEED,
-                 only: list[str] | None = None) -> dict[str, str]:
+def book_entries(spec: str = book.SPEC, only: list[str] | None = None) -> dict[str, str]:
     """position key -> move text for the book's positions (`only`: just these keys)."""
     entries = {}
     for board in book.book_positions():
         key = book.key(board)
         if only is not None and key not in only:
             continue
-        player = make_player(f"mcts:sims={sims},seed={seed},threads=1")
+        player = make_player(spec)
         entries[key] = str(player.play(board).move)
     return entries
 

@@ -279,6 +279,24 @@ def test_mix_is_checked():
         make_player("mcts:net=default,mix=2")
 
 
+def test_fpu_and_prior_temperature_are_checked_and_change_the_search():
+    for spec, message in (("fpu=-0.1", r"fpu must be 0\.\.1"), ("fpu=2", r"fpu must be 0\.\.1"),
+                          ("ptemp=0", r"ptemp must be 0\.1\.\.10"),
+                          ("ptemp=11", r"ptemp must be 0\.1\.\.10")):
+        with pytest.raises(PlayerSpecError, match=message):
+            make_player(f"mcts:net=default,{spec}")
+
+    def visits(extra: str) -> list[int]:
+        player = make_player(f"mcts:net=default,sims=2000,seed=3{extra}")
+        player.play(Board("codingame"), Limit())
+        return sorted(m.visits for m in player.root_moves())
+
+    default = visits("")
+    assert visits(",fpu=0.1,ptemp=1") == default  # the defaults, said aloud
+    assert visits(",fpu=0.3") != default
+    assert visits(",ptemp=1.5") != default
+
+
 def test_copied_network_file_plays_like_the_default(tmp_path):
     copy = tmp_path / "copy.npz"
     shutil.copy(DEFAULT_PATH, copy)
@@ -334,3 +352,45 @@ def test_training_refuses_bad_options(tmp_path):
     done = subprocess.run([sys.executable, "-m", "ninefold.learn", "--out", str(tmp_path),
                            "--rounds", "0"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_training_goes_on_from_a_network(tmp_path):
+    """``--start default``: round 0 plays the shipped network's search (not pure MCTS),
+    its candidate must beat that network, and the run says so in each file."""
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "ninefold.learn", "--out", str(out), "--rounds", "1",
+           "--games", "4", "--sims", "20", "--mix", "0", "--epochs", "1", "--gate-pairs", "1",
+           "--gate-sims", "20", "--seed", "5", "--start", "default", "--device", "auto"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "round 0: self-play, 4 games at 20 simulations a move, net_default.npz" in done.stderr
+    assert "against net_default.npz" in done.stderr
+    meta = net_meta(out / "net_0.npz")
+    assert meta["played_by_sha256"] == DEFAULT_SHA256
+    assert meta["plan"]["start"] == str(DEFAULT_PATH.resolve())
+    row = json.loads((out / "rounds.jsonl").read_text().splitlines()[0])
+    if not row["accepted"]:
+        assert done.stdout.strip() == "no network passed its gating match"
+
+
+def test_training_refuses_a_bad_start_or_device(tmp_path):
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "ninefold.learn", "--out", str(tmp_path / "run")]
+    bad = tmp_path / "bad.npz"
+    bad.write_text("not a network")
+    cases = [(["--start", str(tmp_path / "none.npz")], "no network file"),
+             (["--start", str(bad)], "not a .npz weights file"),
+             (["--device", "gpu"], "not cpu, cuda or auto")]
+    if not torch.cuda.is_available():
+        cases.append((["--device", "cuda", "--rounds", "1"], "PyTorch sees no CUDA device"))
+    for args, message in cases:
+        done = subprocess.run([*base, *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode != 0 and message in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    assert not (tmp_path / "run" / "data_0.npz").exists()

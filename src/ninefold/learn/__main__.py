@@ -42,6 +42,11 @@ def main(
                             "'ray://host:10001', 'local': one in this process): self-play and "
                             "matches run there as tasks instead of --workers processes "
                             "(pip install 'ninefold[cluster]')."),
+    start: str = typer.Option("", help="A network file to start from: round 0 plays its "
+                              "search instead of pure MCTS, and must beat it to be kept "
+                              "(e.g. 'default', the shipped network)."),
+    device: str = typer.Option("cpu", help="Where PyTorch trains: cpu, cuda, or auto (cuda "
+                               "when there is one)."),
 ) -> None:
     """Train the network in rounds: self-play, training, a gating match."""
     try:
@@ -50,14 +55,33 @@ def main(
         sys.exit(f"ninefold.learn needs the training extra: pip install 'ninefold[train]' ({exc})")
     from ninefold.raycluster import ClusterError
 
+    if device not in ("cpu", "cuda", "auto"):
+        raise typer.BadParameter(f"{device!r}: not cpu, cuda or auto", param_hint="--device")
+    if start:
+        start = start_network(start)
     args = locals()
     plan = Plan(**{f.name: args[f.name] for f in fields(Plan) if f.name in args})
     command = "python -m ninefold.learn " + shlex.join(sys.argv[1:])
     try:
         best = train_rounds(plan, out, command)
-    except ClusterError as exc:
+    except (ClusterError, ValueError) as exc:
         sys.exit(f"ninefold.learn: {exc}")
-    print(best if best else "no network passed its gating match")
+    if best is None or str(best) == plan.start:
+        print("no network passed its gating match")
+    else:
+        print(best)
+
+
+def start_network(name: str) -> str:
+    """The --start network's file (``default``: the shipped one), checked to load."""
+    from ninefold.players.net import DEFAULT_PATH, NetError, load_net
+
+    path = DEFAULT_PATH if name == "default" else Path(name)
+    try:
+        load_net(path)
+    except NetError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--start") from None
+    return str(path.resolve())
 
 
 if __name__ == "__main__":

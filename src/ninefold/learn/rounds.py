@@ -1,8 +1,10 @@
 """Training in rounds: self-play with the best network so far, train, keep the new
 network only if it wins a gating match.
 
-Round 0 plays pure MCTS against itself (there is no network yet); each later
-round plays the best network's search. The training set is the last
+Round 0 plays pure MCTS against itself (there is no network yet), or the
+search of `Plan.start`'s network when a run goes on from one; each later
+round plays the best network's search. Training runs on `Plan.device`
+(``cuda``: a GPU; the search itself never needs one). The training set is the last
 `Plan.window` rounds' positions; a round's new network starts from random
 weights (on this little data that measured better: trained so on rounds 0-3 of
 the first run for 12 epochs, a network beat round 2's by 41 Elo at equal
@@ -23,6 +25,7 @@ CPUs) and how the work was cut (games a task, pairs a task).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import time
@@ -63,6 +66,8 @@ class Plan:
     seed: int = 1
     workers: int = 2  # self-play and match processes on this machine
     ray: str = ""  # a Ray cluster's address: self-play and matches run there instead
+    start: str = ""  # a network to start from: round 0 plays its search (not pure MCTS)
+    device: str = "cpu"  # where PyTorch trains: "cpu", "cuda" or "auto" (cuda if there is one)
 
 
 def say(text: str) -> None:
@@ -85,7 +90,9 @@ def _rounds(plan: Plan, out: Path, command: str, tasks: Runner) -> Path | None:
     say(f"tasks: {layout}")
     log = out / "rounds.jsonl"
     finished = rounds_done(log)
-    best: Path | None = None
+    best: Path | None = Path(plan.start) if plan.start else None
+    device = training_device(plan.device)
+    say(f"training on {device}")
     for r in range(plan.rounds):
         candidate = out / f"net_{r}.npz"
         if r in finished and candidate.exists():
@@ -97,7 +104,7 @@ def _rounds(plan: Plan, out: Path, command: str, tasks: Runner) -> Path | None:
         data_path = out / f"data_{r}.npz"
         player = Searcher(str(best), plan.c, plan.mix) if best else PURE
         sims = plan.sims if best else plan.pure_sims
-        games = plan.games if r else plan.first_games
+        games = plan.games if r or best else plan.first_games
         if data_path.exists():
             say(f"round {r}: self-play data already in {data_path}")
         else:
@@ -112,10 +119,10 @@ def _rounds(plan: Plan, out: Path, command: str, tasks: Runner) -> Path | None:
         held = max(1, len(newest) // 20)  # the newest positions, kept out of training
         val = Positions(*(getattr(newest, f)[-held:] for f in selfplay.FIELDS))
         parts[-1] = Positions(*(getattr(newest, f)[:-held] for f in selfplay.FIELDS))
-        train = Dataset(Positions.concat(parts))
-        valid = Dataset(val)
+        train = Dataset(Positions.concat(parts), device)
+        valid = Dataset(val, device)
         torch.manual_seed(plan.seed * 100 + r)  # the same weights whether resumed or not
-        model = PolicyValue()
+        model = PolicyValue().to(device)
         say(f"round {r}: training on {len(train)} positions (x8 symmetries), {plan.epochs} "
             f"epochs")
         t1 = time.perf_counter()
@@ -126,6 +133,7 @@ def _rounds(plan: Plan, out: Path, command: str, tasks: Runner) -> Path | None:
         losses = evaluate_losses(model, valid)
         t_train = time.perf_counter() - t1
         meta = {"command": command, "round": r, "plan": asdict(plan),
+                "played_by": str(player), "played_by_sha256": file_sha256(player.net),
                 "data": [f"data_{k}.npz" for k in range(max(0, r - plan.window + 1), r + 1)],
                 "positions": len(train), "torch": torch.__version__, "tasks": layout}
         save_net(to_net(model), candidate, meta)
@@ -158,6 +166,20 @@ def _rounds(plan: Plan, out: Path, command: str, tasks: Runner) -> Path | None:
             f"against pure MCTS {pure_elo}")
         plot(log, out / "rounds.png")
     return best
+
+
+def training_device(name: str) -> str:
+    """The PyTorch device `name` stands for (``auto``: cuda when there is one)."""
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda: PyTorch sees no CUDA device here")
+    return name
+
+
+def file_sha256(path: str | None) -> str | None:
+    """The SHA-256 of a network file (None for pure MCTS)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else None
 
 
 def rounds_done(log: Path) -> dict[int, dict[str, Any]]:

@@ -124,13 +124,13 @@ class Losses:
 class Dataset:
     """Positions as tensors: features, legal masks, policy and value targets."""
 
-    def __init__(self, pos: Positions) -> None:
+    def __init__(self, pos: Positions, device: str = "cpu") -> None:
         x = encode(pos.states.astype(np.int64), pos.flags.astype(np.int64))
-        self.x = torch.from_numpy(x)
+        self.x = torch.from_numpy(x).to(device)
         self.legal = self.x[:, LEGAL:LEGAL + 81].bool()
-        self.policy = torch.from_numpy(pos.policy.astype(np.float32))
+        self.policy = torch.from_numpy(pos.policy.astype(np.float32)).to(device)
         value = VALUE_RESULT_SHARE * pos.result + (1 - VALUE_RESULT_SHARE) * pos.value
-        self.value = torch.from_numpy(value.astype(np.float32))
+        self.value = torch.from_numpy(value.astype(np.float32)).to(device)
 
     def __len__(self) -> int:
         return len(self.value)
@@ -163,15 +163,17 @@ def evaluate_losses(model: PolicyValue, data: Dataset, batch: int = 4096) -> Los
 
 def fit(model: PolicyValue, data: Dataset, epochs: int, seed: int, batch: int = 1024,
         lr: float = 1e-3, report: Callable[[int, int], object] | None = None) -> None:
-    """Train `model` on `data` for `epochs` passes (Adam, a random symmetry per batch)."""
+    """Train `model` on `data` for `epochs` passes (Adam, a random symmetry per batch),
+    on the device `data` is on (`model` must be there too)."""
     gen = torch.Generator().manual_seed(seed)
-    fmaps, amaps = (torch.from_numpy(m) for m in symmetries())
+    device = data.x.device
+    fmaps, amaps = (torch.from_numpy(m).to(device) for m in symmetries())
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * ((len(data) + batch - 1) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=max(steps, 1))
     step = 0
     for epoch in range(epochs):
-        order = torch.randperm(len(data), generator=gen)
+        order = torch.randperm(len(data), generator=gen).to(device)
         for i in range(0, len(data), batch):
             ids = order[i:i + batch]
             k = int(torch.randint(8, (1,), generator=gen))
