@@ -2,8 +2,7 @@
 
 The book holds the strong search's move for the empty board and for each of
 the 81 first moves (82 positions), computed offline by
-``benchmarks/make_book.py`` (the shipped network's search, `SPEC`: about
-70 times the simulations of a 100 ms turn) and stored in
+``benchmarks/make_book.py`` at a fixed number of simulations and stored in
 ``opening_book.txt`` beside this module. A bot answers with this player while
 its search is still loading (`ninefold.protocols.engine`): it imports no numba.
 
@@ -29,9 +28,9 @@ from ninefold.players.registry import register
 from ninefold.rules import Board, Move
 
 BOOK_PATH = Path(__file__).with_name("opening_book.txt")
-SIMS = 2_000_000  # simulations per book position (one thread)
+SIMS = 200_000  # simulations per book position (one thread)
 SEED = 1
-SPEC = f"mcts:net=default,sims={SIMS},nodes=4000000,seed={SEED},threads=1"
+SPEC = f"mcts:sims={SIMS},seed={SEED},threads=1"  # the search that made the shipped book
 
 
 def key(board: Board) -> str:
@@ -53,9 +52,9 @@ def book_positions() -> Iterator[Board]:
         yield board
 
 
-def book_text(entries: dict[str, str]) -> str:
-    """The book file for `entries` (key -> move text)."""
-    head = [f"# ninefold opening book: benchmarks/make_book.py, {SPEC}",
+def book_text(entries: dict[str, str], spec: str = SPEC) -> str:
+    """The book file for `entries` (key -> move text), made by the search `spec`."""
+    head = [f"# ninefold opening book: benchmarks/make_book.py, {spec}",
             "# position (grid side target owners) -> move"]
     return "\n".join([*head, *(f"{k} {m}" for k, m in entries.items())]) + "\n"
 
