@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -42,7 +43,7 @@ def book_entries(spec: str = book.SPEC, only: list[str] | None = None) -> dict[s
 def main(
     check: bool = typer.Option(False, "--check", help="Recompute and compare, write nothing."),
     spec: str = typer.Option(book.SPEC, help="The search that chooses each move."),
-    out: Path = typer.Option(book.BOOK_PATH, help="Where to write the book."),
+    out: Annotated[Path, typer.Option(help="Where to write the book.")] = book.BOOK_PATH,
 ) -> None:
     t0 = time.monotonic()
     entries = book_entries(spec)
