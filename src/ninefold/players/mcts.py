@@ -14,8 +14,8 @@ Spec options (all optional)::
                              with the network in a file: ``net=PATH`` (``net=off``: none)
     mcts:quant=off           with a network, its first layer in float32 as trained (the
                              default, ``on``: in 16-bit integers, faster, as strong)
-    mcts:mix=0.25            with a network, value a leaf by this share of a playout's
-                             result and the rest the network's (default 0: the
+    mcts:mix=0               with a network, value a leaf by this share of a playout's
+                             result and the rest the network's (default 0.25; 0: the
                              network alone)
     mcts:draw=0.5            what a draw is worth to this player, 0..1: less plays on for
                              a win, more settles for a draw (default 0.5, half a win;
@@ -83,7 +83,7 @@ from ninefold.system import physical_memory_bytes, usable_cpus
 # Defaults chosen by measurement (docs/players.md has the numbers).
 DEFAULT_C = 0.6
 DEFAULT_NET_C = 1.0  # PUCT's constant with a network
-DEFAULT_MIX = 0.0  # with a network, a leaf's value is the network's (docs/players.md: "mix")
+DEFAULT_MIX = 0.25  # with a network, a quarter of a leaf's value is a playout's (docs/players.md)
 DEFAULT_NET_DRAW = 0.3  # with a network, a draw is worth 0.3 (without: 0.5, half a win)
 # the time budget's numbers live in ninefold.timing
 SAFETY_MS = timing.MCTS_SAFETY_MS
