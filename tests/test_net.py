@@ -279,24 +279,6 @@ def test_mix_is_checked():
         make_player("mcts:net=default,mix=2")
 
 
-def test_fpu_and_prior_temperature_are_checked_and_change_the_search():
-    for spec, message in (("fpu=-0.1", r"fpu must be 0\.\.1"), ("fpu=2", r"fpu must be 0\.\.1"),
-                          ("ptemp=0", r"ptemp must be 0\.1\.\.10"),
-                          ("ptemp=11", r"ptemp must be 0\.1\.\.10")):
-        with pytest.raises(PlayerSpecError, match=message):
-            make_player(f"mcts:net=default,{spec}")
-
-    def visits(extra: str) -> list[int]:
-        player = make_player(f"mcts:net=default,sims=2000,seed=3{extra}")
-        player.play(Board("codingame"), Limit())
-        return sorted(m.visits for m in player.root_moves())
-
-    default = visits("")
-    assert visits(",fpu=0.1,ptemp=1") == default  # the defaults, said aloud
-    assert visits(",fpu=0.3") != default
-    assert visits(",ptemp=1.5") != default
-
-
 def test_copied_network_file_plays_like_the_default(tmp_path):
     copy = tmp_path / "copy.npz"
     shutil.copy(DEFAULT_PATH, copy)

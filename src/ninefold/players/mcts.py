@@ -35,10 +35,6 @@ Spec options (all optional)::
                              default) stops 4 ms before it, plus the longest recent
                              stall (time the process was off the CPU) up to a quarter
                              of the budget
-    mcts:fpu=0.2             with a network, value a move not yet searched at its
-                             position's value less this (default 0.1)
-    mcts:ptemp=1.2           with a network, the temperature of its move probabilities
-                             (above 1: flatter priors; default 1)
     mcts:ponder=on           as a bot (``ninefold bot``), go on searching on the
                              opponent's time, from the position after its own move, with
                              one thread; the next move keeps what was found (off by
@@ -143,12 +139,10 @@ class Tree:
         return False
 
     def search(self, sims: int, c: float, policy: int, solver: bool, worker: int = 0,
-               net: SearchNet | None = None, mix: float = 0.0, draw: float = 0.5,
-               fpu: float = mt.FPU_REDUCTION, temp: float = 1.0) -> int:
+               net: SearchNet | None = None, mix: float = 0.0, draw: float = 0.5) -> int:
         assert self.root_state is not None
         return int(mt.search(self.arrays, self.root_state, self.flags, sims, c, policy, solver,
-                             self.rngs[worker], net, mix, draw, len(self.rngs) > 1,
-                             float(fpu), float(temp)))
+                             self.rngs[worker], net, mix, draw, len(self.rngs) > 1))
 
     def children(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(actions, visits, wins, status) of the root's children."""
@@ -286,8 +280,6 @@ class MCTSPlayer(Player):
         draw: float | None = None,
         ponder: bool = False,
         quant: bool = True,
-        fpu: float = mt.FPU_REDUCTION,
-        ptemp: float = 1.0,
     ) -> None:
         check_positive("ms", ms, MAX_MS, "a day")
         check_positive("sims", sims, MAX_SIMS, "hours of search")
@@ -311,14 +303,6 @@ class MCTSPlayer(Player):
             raise ValueError(f"draw must be 0..1 (what a draw is worth: 0.5 is half a win), "
                              f"not {draw!r}")
         self.draw = draw
-        if not 0 <= fpu <= 1:
-            raise ValueError(f"fpu must be 0..1 (an unvisited move's value below its "
-                             f"parent's), not {fpu!r}")
-        if not 0.1 <= ptemp <= 10:
-            raise ValueError(f"ptemp must be 0.1..10 (the network's move probabilities' "
-                             f"temperature), not {ptemp!r}")
-        self.fpu = fpu
-        self.ptemp = ptemp
         if not 0 < c <= MAX_C:
             raise ValueError(f"c must be more than 0 and at most {MAX_C:g}, not {c!r}")
         if policy not in ("random", "win"):
@@ -454,7 +438,7 @@ class MCTSPlayer(Player):
                 n = chunk
             t0 = time.perf_counter()
             done = tree.search(n, self.c, self.policy, self.solver, worker, self.net, self.mix,
-                               self.draw, self.fpu, self.ptemp)
+                               self.draw)
             t1 = time.perf_counter()
             total += done
             if done:

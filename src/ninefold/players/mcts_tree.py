@@ -173,9 +173,9 @@ def _store(shared: bool, a: np.ndarray, i: int, value: int) -> None:
 
 @njit(cache=True, inline="always")
 def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndarray,
-            priors: bool, shared: bool, temp: float = 1.0) -> int:
+            priors: bool, shared: bool) -> int:
     """Give `node` (whose position is `s`) its children; with `priors`, their priors are
-    the softmax of `logits` / `temp` (indexed by action) over the legal moves.
+    the softmax of `logits` (indexed by action) over the legal moves.
 
     Returns 1 if it did, 0 if another thread is expanding or has expanded it,
     -1 if the tree is full. Not `shared`, plain loads and stores do.
@@ -228,7 +228,7 @@ def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndar
             top = max(top, t.prior[i])
         total = 0.0
         for i in range(used, used + k):
-            p = np.exp((t.prior[i] - top) / temp)
+            p = np.exp(t.prior[i] - top)
             t.prior[i] = p
             total += p
         for i in range(used, used + k):
@@ -250,7 +250,7 @@ def _reward(result: int, draw_x: float) -> float:
 def search(
     t: TreeArrays, root_state: np.ndarray, flags: int, sims: int, c: float, policy: int,
     solver: bool, rng: np.ndarray, net: SearchNet | None = None, mix: float = 0.0,
-    draw: float = 0.5, shared: bool = True, fpu: float = FPU_REDUCTION, temp: float = 1.0,
+    draw: float = 0.5, shared: bool = True,
 ) -> int:
     """Run up to `sims` simulations from the root; returns how many ran.
 
@@ -263,10 +263,6 @@ def search(
     win); below 0.5 the search plays on for a win where it can, above it
     settles. It values drawn playouts and drawn ends; the network's value
     stays an expected score.
-
-    With `net`, an unvisited child is valued at its parent's value less `fpu`,
-    and the priors are the softmax of the network's move logits divided by
-    `temp` (above 1: flatter).
 
     Stops early when the root is proven (with `solver`). Threads may call this
     on one tree at once, each with its own `rng`, if each says `shared`; a
@@ -306,7 +302,7 @@ def search(
             if f < 0:
                 if net is not None:
                     v = evaluate_moves(net, s, flags, scratch, logits)  # for the side to move
-                    grown = _expand(t, node, s, flags, logits, True, shared, temp)
+                    grown = _expand(t, node, s, flags, logits, True, shared)
                     if grown > 0 and solver and status[node] != UNKNOWN:
                         continue  # proven at once by a winning child
                     reward = v if s[SIDE] == 0 else 1.0 - v
@@ -317,7 +313,7 @@ def search(
                     break
                 grown = 0
                 if node == root or before > 0:
-                    grown = _expand(t, node, s, flags, logits, False, shared, temp)
+                    grown = _expand(t, node, s, flags, logits, False, shared)
                 f = _load(shared, first, node)
                 if grown <= 0 and f < 0:  # a new leaf, the tree is full, or being expanded
                     result, x = playout(s, flags, policy, x)
@@ -334,7 +330,7 @@ def search(
             if net is not None:
                 sqrt_n = np.sqrt(n_parent)
                 # an unvisited child's value: the parent's, a little less
-                q_new = 1.0 - wins[node] / n_parent - fpu
+                fpu = 1.0 - wins[node] / n_parent - FPU_REDUCTION
             else:
                 log_n = np.log(n_parent)
             for i in range(f, f + k):
@@ -352,7 +348,7 @@ def search(
                     if solver and sti == DRAW:
                         num, den = q_draw * (1 + n) + e, 1.0 + n
                     elif n == 0:
-                        num, den = q_new + e, 1.0
+                        num, den = fpu + e, 1.0
                     else:
                         num, den = wins[i] * (1 + n) + e * n, n * (1.0 + n)
                 else:
@@ -545,7 +541,7 @@ warmup.add("mcts", seconds=10, steps=[
     # every argument given, as `Tree.search` gives them (an omitted `shared` would
     # compile another signature than the player's, and the player compile at its first move)
     (search, lambda: (_small_tree(), new_state(), 0, 4, 0.5, POLICY_WIN, True, make_rng(1),
-                      None, 0.0, 0.5, False, FPU_REDUCTION, 1.0)),
+                      None, 0.0, 0.5, False)),
     (children, lambda: (_small_tree(), 0)),
     (best_of, lambda: (np.zeros(2, np.int64), np.zeros(2, np.int64))),
     (principal_variation, lambda: (_small_tree(), 4)),
@@ -556,5 +552,5 @@ warmup.add("mcts", seconds=10, steps=[
 
 warmup.add("mcts-net", seconds=8, steps=[
     (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
-                      for_search(random_net(0, 8, 8)), 0.0, 0.5, False, FPU_REDUCTION, 1.0)),
+                      for_search(random_net(0, 8, 8)), 0.0, 0.5, False)),
 ])
