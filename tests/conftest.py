@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,14 @@ def page(browser):
     p = context.new_page()
     yield p
     context.close()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C reaches the programs the tests start, however pytest was started.
+
+    A shell without job control starts a background command (``bash .ci/run &``,
+    ``nohup``) with SIGINT ignored, and an ignored signal stays ignored in every
+    child: the tests that press Ctrl-C on a bot or a search would wait in vain.
+    A handler, unlike an ignore, is not inherited, so with Python's own the
+    children start with the default, as from a terminal."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
