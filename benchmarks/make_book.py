@@ -23,7 +23,7 @@ from typing import Annotated
 
 import typer
 
-from ninefold.players import book, make_player
+from ninefold.players import PlayerSpecError, book, make_player
 
 app = typer.Typer(add_completion=False)
 
@@ -45,6 +45,10 @@ def main(
     spec: str = typer.Option(book.SPEC, help="The search that chooses each move."),
     out: Annotated[Path, typer.Option(help="Where to write the book.")] = book.BOOK_PATH,
 ) -> None:
+    try:
+        make_player(spec)
+    except PlayerSpecError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--spec") from None
     t0 = time.monotonic()
     entries = book_entries(spec)
     text = book.book_text(entries, spec)

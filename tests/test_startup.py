@@ -225,6 +225,23 @@ def test_the_book_script_reproduces_the_book() -> None:
     assert book_entries(only=some) == {k: stored[k] for k in some}
 
 
+def test_the_book_script_writes_another_book_with_another_search(tmp_path) -> None:
+    script = Path(__file__).parents[1] / "benchmarks" / "make_book.py"
+    out = tmp_path / "book.txt"
+    spec = "mcts:sims=30,seed=2,threads=1"
+    done = subprocess.run([sys.executable, str(script), "--spec", spec, "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert out.read_text().splitlines()[0].endswith(spec)
+    book = read_book(out)
+    assert len(book) == 82
+    assert all(book[key(b)] in b.legal_moves for b in book_positions())
+    bad = subprocess.run([sys.executable, str(script), "--spec", "mcts:bogus=1", "--out",
+                          str(tmp_path / "bad.txt")], capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "no option 'bogus'" in bad.stderr
+    assert "Traceback" not in bad.stderr and not (tmp_path / "bad.txt").exists()
+
+
 # --- real bots, warm and cold --------------------------------------------------------------
 
 

@@ -50,9 +50,13 @@ def main(
 ) -> None:
     """Train the network in rounds: self-play, training, a gating match."""
     try:
-        from ninefold.learn.rounds import Plan, train_rounds
+        from ninefold.learn.rounds import Plan, train_rounds, training_device
     except ImportError as exc:
         sys.exit(f"ninefold.learn needs the training extra: pip install 'ninefold[train]' ({exc})")
+    try:
+        training_device(device)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--device") from None
     from ninefold.raycluster import ClusterError
 
     if device not in ("cpu", "cuda", "auto"):
@@ -64,7 +68,7 @@ def main(
     command = "python -m ninefold.learn " + shlex.join(sys.argv[1:])
     try:
         best = train_rounds(plan, out, command)
-    except (ClusterError, ValueError) as exc:
+    except ClusterError as exc:
         sys.exit(f"ninefold.learn: {exc}")
     if best is None or str(best) == plan.start:
         print("no network passed its gating match")

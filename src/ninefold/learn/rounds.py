@@ -25,7 +25,6 @@ CPUs) and how the work was cut (games a task, pairs a task).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import time
@@ -41,7 +40,7 @@ from ninefold.learn import selfplay
 from ninefold.learn.selfplay import Positions, Searcher
 from ninefold.learn.tasks import Runner, runner
 from ninefold.learn.train import Dataset, PolicyValue, evaluate_losses, fit, to_net
-from ninefold.players.net import save_net
+from ninefold.players.net import save_net, sha256
 
 PURE = Searcher()  # pure MCTS at ninefold.players.mcts's defaults
 
@@ -133,7 +132,8 @@ def _rounds(plan: Plan, out: Path, command: str, tasks: Runner) -> Path | None:
         losses = evaluate_losses(model, valid)
         t_train = time.perf_counter() - t1
         meta = {"command": command, "round": r, "plan": asdict(plan),
-                "played_by": str(player), "played_by_sha256": file_sha256(player.net),
+                "played_by": str(player),
+                "played_by_sha256": sha256(player.net) if player.net else None,
                 "data": [f"data_{k}.npz" for k in range(max(0, r - plan.window + 1), r + 1)],
                 "positions": len(train), "torch": torch.__version__, "tasks": layout}
         save_net(to_net(model), candidate, meta)
@@ -173,13 +173,8 @@ def training_device(name: str) -> str:
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError("--device cuda: PyTorch sees no CUDA device here")
+        raise ValueError("PyTorch sees no CUDA device here")
     return name
-
-
-def file_sha256(path: str | None) -> str | None:
-    """The SHA-256 of a network file (None for pure MCTS)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else None
 
 
 def rounds_done(log: Path) -> dict[int, dict[str, Any]]:
