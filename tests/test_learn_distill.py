@@ -55,3 +55,49 @@ def test_distillation_refuses_a_missing_teacher_in_one_line(tmp_path):
     assert done.stderr.strip() == (f"ninefold.learn.distill: --teacher: no network file "
                                     f"'{tmp_path / 'none.npz'}'")
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
+def test_training_on_positions_played_before(tmp_path):
+    """``--games 0 --data FILE``: a network trained on positions another run played (how the
+    shipped network was made); their files and checksums are in its `meta`."""
+    from ninefold.learn import selfplay
+    from ninefold.learn.selfplay import Searcher
+    from ninefold.learn.tasks import Processes
+    from ninefold.players.net import DEFAULT_PATH, sha256
+
+    tasks = Processes(1)
+    try:
+        played = selfplay.generate(3, 8, Searcher(str(DEFAULT_PATH), 1.0, 0.0), 3, tasks)
+    finally:
+        tasks.close()
+    data = tmp_path / "played.npz"
+    played.save(data)
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "ninefold.learn.distill", "--out", str(out),
+                           "--hidden", "16,8", "--games", "0", "--data", str(data), "--epochs",
+                           "1", "--gate-pairs", "1", "--gate-sims", "8", "--device", "auto"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "self-play" not in done.stderr
+    assert f"on {len(played) - max(1, len(played) // 10)} positions" in done.stderr
+    meta = net_meta(out / "student.npz")
+    assert meta["data"] == [] and meta["positions"] == len(played) - max(1, len(played) // 10)
+    assert meta["more_data"] == [{"file": "played.npz", "sha256": sha256(data)}]
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--games", "0"], "--games: 0: at least 2 games, or positions from --data"),
+    (["--data", "{tmp}/none.npz"], "'{tmp}/none.npz': no such file"),
+    (["--data", "{tmp}/text.npz"], "'{tmp}/text.npz': not a .npz file of positions"),
+    (["--device", "gpu"], "--device: 'gpu': not cpu, cuda or auto"),
+])
+def test_distillation_refuses_bad_data_or_device_in_one_line(tmp_path, args, says):
+    (tmp_path / "text.npz").write_text("not positions\n")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    done = subprocess.run([sys.executable, "-m", "ninefold.learn.distill", "--out",
+                           str(tmp_path / "run"), *args], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert says.replace("{tmp}", str(tmp_path)) in " ".join(done.stderr.replace("│", "").split())
+    assert not (tmp_path / "run").exists()

@@ -19,6 +19,7 @@ from ninefold.players.net import (
     DEFAULT_PATH,
     DEFAULT_SHA256,
     FEATURES,
+    HIDDEN,
     MAX_ACTIVE,
     NetError,
     Scratch,
@@ -191,15 +192,22 @@ def test_search_evaluation_is_the_reference_and_quantised_close_to_it():
 # --- files --------------------------------------------------------------------------------
 
 
+# the network shipped until 2026-11-27 (git history has it), whose games trained today's
+PREVIOUS_SHA256 = "c6e85e661316a6453fa0b5177b649a88f69b824f6778179560e388127d82aced"
+
+
 def test_shipped_weights_load_with_their_shape_checksum_and_recipe():
     net = load_net("default")
     for name, shape in shapes().items():
         assert getattr(net, name).shape == shape
         assert getattr(net, name).dtype == np.float32
     assert sha256(DEFAULT_PATH) == DEFAULT_SHA256
-    meta = net_meta("default")
-    assert meta["command"].startswith("python -m ninefold.learn")
-    assert meta["plan"]["seed"] is not None and meta["data"]
+    meta = net_meta("default")  # trained longer on the games of the network shipped before
+    assert meta["command"].startswith("python -m ninefold.learn.distill --out runs/r9 ")
+    assert meta["course"]["seed"] == 90000 and meta["course"]["hidden"] == list(HIDDEN)
+    assert len(meta["data"]) == 7 and len(meta["more_data"]) == 4
+    assert meta["teacher"]["sha256"] == PREVIOUS_SHA256
+    assert meta["held_out"]["student"]["policy"] < meta["held_out"]["teacher"]["policy"]
 
 
 def test_bad_weights_files_give_one_clear_error(tmp_path):

@@ -59,8 +59,6 @@ def main(
         raise typer.BadParameter(str(exc), param_hint="--device") from None
     from ninefold.raycluster import ClusterError
 
-    if device not in ("cpu", "cuda", "auto"):
-        raise typer.BadParameter(f"{device!r}: not cpu, cuda or auto", param_hint="--device")
     if start:
         start = start_network(start)
     args = locals()

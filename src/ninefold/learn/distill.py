@@ -21,6 +21,13 @@ every chunk but a held-out tenth of the last ``data_K.npz`` (scored against
 the search's targets alone), and saved as ``student.npz`` with its
 ``meta``: the command, the teacher's checksum, the data files and the
 held-out losses of both networks.
+``--data FILE`` (any number) adds positions that were played already, such
+as a ``python -m ninefold.learn`` run's ``data_K.npz``, to the training set,
+before the run's own (so with ``--games 0`` the held-out tenth comes from the
+last of them). A student as large as the teacher, trained longer on more of
+its games, is a stronger network: that is how the shipped one was made
+(docs/players.md, "A longer training on more of the network's games").
+``--device cuda`` trains on a GPU, as ``python -m ninefold.learn`` does.
 Last, a match at equal simulations against the teacher (``--gate-pairs``
 paired games from random-four openings, each with its playout share
 ``--student-mix`` and ``--teacher-mix``) says what the smaller network costs
@@ -73,6 +80,8 @@ class Course:
     gate_sims: int = 400
     seed: int = 7001
     workers: int = 2
+    data: tuple[str, ...] = ()  # more positions' files, trained on before the run's own
+    device: str = "cpu"  # where PyTorch trains
 
 
 @njit(cache=True)
@@ -99,6 +108,7 @@ def distill(course: Course, out: Path, command: str) -> Path:
 
     from ninefold.arena.ratings import match_elo
     from ninefold.learn import selfplay
+    from ninefold.learn.rounds import training_device
     from ninefold.learn.selfplay import Positions, Searcher
     from ninefold.learn.tasks import Processes
     from ninefold.learn.train import Dataset, PolicyValue, evaluate_losses, fit, from_net, to_net
@@ -129,22 +139,24 @@ def distill(course: Course, out: Path, command: str) -> Path:
                     f"{games} games at {course.cheap_sims} simulations a move")
                 selfplay.generate(games, course.cheap_sims, teacher, course.seed + 2000 + 1000 * k,
                                   tasks, selfplay.print_progress).save(path)
-        parts = [Positions.load(p) for p in [*cheap_files, *files]]
+        parts = [*(Positions.load(Path(p)) for p in course.data),
+                 *(Positions.load(p) for p in [*cheap_files, *files])]
         last = parts[-1]
         held = max(1, len(last) // 10)
-        valid = Dataset(Positions(*(getattr(last, f)[-held:] for f in selfplay.FIELDS)))
+        device = training_device(course.device)
+        valid = Dataset(Positions(*(getattr(last, f)[-held:] for f in selfplay.FIELDS)), device)
         parts[-1] = Positions(*(getattr(last, f)[:-held] for f in selfplay.FIELDS))
         positions = Positions.concat(parts)
-        train = Dataset(positions)
+        train = Dataset(positions, device)
         teacher_net = load_net(teacher_path)
-        teacher_losses = evaluate_losses(from_net(teacher_net), valid)
+        teacher_losses = evaluate_losses(from_net(teacher_net).to(device), valid)
         if course.teacher_share > 0:
             blend_with_teacher(train, positions, teacher_net, course.teacher_share)
         say(f"teacher on the held-out positions: {teacher_losses}")
         torch.manual_seed(course.seed)
-        model = PolicyValue(*course.hidden)
+        model = PolicyValue(*course.hidden).to(device)
         say(f"training a {course.hidden[0]}-{course.hidden[1]} student on {len(train)} "
-            f"positions (x8 symmetries), {course.epochs} epochs")
+            f"positions (x8 symmetries), {course.epochs} epochs, on {device}")
         t0 = time.perf_counter()
 
         def report(e: int, n: int) -> None:
@@ -157,9 +169,10 @@ def distill(course: Course, out: Path, command: str) -> Path:
         meta = {"command": command, "course": {**course.__dict__, "hidden": list(course.hidden)},
                 "teacher": {"file": teacher_path.name, "sha256": sha256(teacher_path)},
                 "data": [p.name for p in [*cheap_files, *files]], "positions": len(train),
+                "more_data": [{"file": Path(p).name, "sha256": sha256(p)} for p in course.data],
                 "held_out": {"student": losses.__dict__, "teacher": teacher_losses.__dict__},
                 "torch": torch.__version__}
-        save_net(to_net(model), student, meta)
+        save_net(to_net(model.cpu()), student, meta)
         say(f"student saved in {student}: held-out {losses}")
         say(f"match at {course.gate_sims} simulations a move, {2 * course.gate_pairs} games "
             f"from random-four openings, against the teacher")
@@ -183,9 +196,24 @@ def blend_with_teacher(data: Dataset, positions: Positions, teacher: Net, share:
     values = np.empty(n, np.float32)
     teacher_outputs(teacher, positions.states.astype(np.int64), positions.flags.astype(np.int64),
                     logits, values)
-    policy = torch.softmax(torch.from_numpy(logits).masked_fill(~data.legal, -1e9), 1)
+    device = data.legal.device
+    policy = torch.softmax(torch.from_numpy(logits).to(device).masked_fill(~data.legal, -1e9), 1)
     data.policy = (1 - share) * data.policy + share * policy
-    data.value = (1 - share) * data.value + share * torch.from_numpy(values)
+    data.value = (1 - share) * data.value + share * torch.from_numpy(values).to(device)
+
+
+def positions_problem(path: Path) -> str:
+    """Why `path` is not a file of self-play positions (``""``: it is one)."""
+    from ninefold.learn.selfplay import FIELDS
+
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            missing = [f for f in FIELDS if f not in stored.files]
+    except FileNotFoundError:
+        return "no such file"
+    except Exception:  # numpy raises several kinds for what is not a .npz
+        return "not a .npz file of positions"
+    return f"not a file of positions (no {', '.join(missing)})" if missing else ""
 
 
 def _hidden(text: str) -> tuple[int, int]:
@@ -204,7 +232,7 @@ def main(
         "runs/distill"),
     teacher: str = typer.Option("default", help="The teacher's weights file."),
     hidden: str = typer.Option("128,64", help="The student's two hidden layers."),
-    games: int = typer.Option(Course.games, min=2, help="Teacher self-play games."),
+    games: int = typer.Option(Course.games, min=0, help="Teacher self-play games."),
     chunk: int = typer.Option(Course.chunk, min=1, help="Games a data file."),
     sims: int = typer.Option(Course.sims, min=2, help="Teacher simulations a move."),
     cheap_games: int = typer.Option(Course.cheap_games, min=0,
@@ -222,17 +250,35 @@ def main(
     gate_sims: int = typer.Option(Course.gate_sims, min=2, help="Simulations a match move."),
     seed: int = typer.Option(Course.seed, help="Seed of everything random."),
     workers: int = typer.Option(Course.workers, min=1, help="Self-play and match processes."),
+    data: Annotated[list[Path] | None, typer.Option(
+        help="More positions to train on (a self-play data_K.npz; repeat for more).")] = None,
+    device: str = typer.Option("cpu", help="Where PyTorch trains: cpu, cuda, or auto (cuda "
+                               "when there is one)."),
 ) -> None:
     """Teach a smaller network with the teacher's self-play."""
     course = Course(teacher=teacher, hidden=_hidden(hidden), games=games, chunk=chunk, sims=sims,
                     cheap_games=cheap_games, cheap_sims=cheap_sims, teacher_share=teacher_share,
                     teacher_mix=teacher_mix, student_mix=student_mix, epochs=epochs,
-                    gate_pairs=gate_pairs, gate_sims=gate_sims, seed=seed, workers=workers)
+                    gate_pairs=gate_pairs, gate_sims=gate_sims, seed=seed, workers=workers,
+                    data=tuple(str(p) for p in data or ()), device=device)
+    if games < 2 and not data:
+        raise typer.BadParameter(f"{games}: at least 2 games, or positions from --data",
+                                 param_hint="--games")
+    for path in data or ():
+        problem = positions_problem(path)
+        if problem:
+            raise typer.BadParameter(f"{str(path)!r}: {problem}", param_hint="--data")
     try:
         import torch  # noqa: F401
     except ImportError as exc:
         sys.exit(f"ninefold.learn.distill needs the training extra: "
                  f"pip install 'ninefold[train]' ({exc})")
+    from ninefold.learn.rounds import training_device
+
+    try:
+        training_device(device)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--device") from None
     try:
         load_net(teacher)  # a missing or damaged teacher is said in one line, before any work
     except NetError as exc:

@@ -170,6 +170,8 @@ def _rounds(plan: Plan, out: Path, command: str, tasks: Runner) -> Path | None:
 
 def training_device(name: str) -> str:
     """The PyTorch device `name` stands for (``auto``: cuda when there is one)."""
+    if name not in ("cpu", "cuda", "auto"):
+        raise ValueError(f"{name!r}: not cpu, cuda or auto")
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if name == "cuda" and not torch.cuda.is_available():

@@ -26,9 +26,11 @@ the network as `for_search` lays it out: the policy of the legal moves only
 default) a first layer in int16 steps summed exactly in int32.
 
 The weights are plain float32 arrays in a ``.npz`` file (`save_net`,
-`load_net`); the one shipped with ninefold is `DEFAULT_PATH`, made by
-``python -m ninefold.learn`` (its ``meta`` entry records the command, the seed
-and the data), and `DEFAULT_SHA256` is its checksum.
+`load_net`); the one shipped with ninefold is `DEFAULT_PATH`, trained by
+``python -m ninefold.learn.distill`` on the games of the network shipped
+before it, which ``python -m ninefold.learn`` made (its ``meta`` entry records
+the command, the seed, the data files' checksums and the teacher's), and
+`DEFAULT_SHA256` is its checksum.
 
 >>> net = load_net("default")
 >>> net.w1.shape, net.wp.shape
@@ -75,7 +77,7 @@ MAX_ACTIVE = 81 + 81 + 27 + 6 + 81 + 18  # marks, legal cells and threats overla
 HIDDEN = (256, 128)
 
 DEFAULT_PATH = Path(__file__).with_name("net_default.npz")
-DEFAULT_SHA256 = "c6e85e661316a6453fa0b5177b649a88f69b824f6778179560e388127d82aced"
+DEFAULT_SHA256 = "246132ecf889a8cdf146ba65b19d95b6aeb79913df833f2b7ba26b69511fb41c"
 
 
 class NetError(ValueError):
