@@ -561,11 +561,12 @@ def _game_result(row: dict) -> GameResult:
 
 
 def source_digest() -> str:
-    """A digest of ninefold's source as it is in this tree (committed or not)."""
+    """A digest of ninefold's source as it is in this tree (committed or not), the
+    shipped network's weights and opening book included."""
     src = Path(__file__).resolve().parent.parent / "src" / "ninefold"
     digest = hashlib.sha256()
     for path in sorted(src.rglob("*")):
-        if path.suffix in (".py", ".txt") and "__pycache__" not in path.parts:
+        if path.suffix in (".py", ".txt", ".npz") and "__pycache__" not in path.parts:
             digest.update(path.relative_to(src).as_posix().encode() + b"\0")
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
