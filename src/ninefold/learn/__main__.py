@@ -50,13 +50,10 @@ def main(
 ) -> None:
     """Train the network in rounds: self-play, training, a gating match."""
     try:
-        from ninefold.learn.rounds import Plan, train_rounds, training_device
+        from ninefold.learn.rounds import Plan, device_option, train_rounds
     except ImportError as exc:
         sys.exit(f"ninefold.learn needs the training extra: pip install 'ninefold[train]' ({exc})")
-    try:
-        training_device(device)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--device") from None
+    device_option(device)
     from ninefold.raycluster import ClusterError
 
     if start:

@@ -273,12 +273,9 @@ def main(
     except ImportError as exc:
         sys.exit(f"ninefold.learn.distill needs the training extra: "
                  f"pip install 'ninefold[train]' ({exc})")
-    from ninefold.learn.rounds import training_device
+    from ninefold.learn.rounds import device_option
 
-    try:
-        training_device(device)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--device") from None
+    device_option(device)
     try:
         load_net(teacher)  # a missing or damaged teacher is said in one line, before any work
     except NetError as exc:

@@ -179,6 +179,16 @@ def training_device(name: str) -> str:
     return name
 
 
+def device_option(name: str) -> str:
+    """`training_device` for a command's ``--device``: a bad name is the option's error."""
+    import typer
+
+    try:
+        return training_device(name)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--device") from None
+
+
 def rounds_done(log: Path) -> dict[int, dict[str, Any]]:
     """The rounds an earlier run into the same directory finished (from its log)."""
     if not log.exists():
