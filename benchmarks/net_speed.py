@@ -18,10 +18,12 @@ measures, for each side:
 
 This tree's side runs the network as ``mcts:net=default`` does, its first
 layer in int16; ``--no-quant`` in float32 (``mcts:quant=off``); ``--net PATH``
-another weights file (a student of ``python -m ninefold.learn.distill``).
+another weights file (a student of ``python -m ninefold.learn.distill``);
+``--mix M`` another playout share of a leaf's value (``mcts:mix=M``). The
+revision's side always runs its own defaults.
 
     .venv/bin/python benchmarks/net_speed.py --rev e827b65 --seconds 1 --rounds 3 \
-        [--no-quant] [--net PATH]
+        [--no-quant] [--net PATH] [--mix M]
 """
 
 from __future__ import annotations
@@ -68,10 +70,11 @@ def openings(n: int, seed: int) -> np.ndarray:
 
 
 def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
-            quant: bool, weights: str = "default") -> dict[str, float]:
+            quant: bool, weights: str = "default", mix: float = -1.0) -> dict[str, float]:
     """The rates of `ROWS` for the ninefold on this PYTHONPATH (run in the side's process):
     searches from the empty board and from `roots`, evaluations of `states` (those the
-    search makes: with `quant`, and a tree that has it, the int16 first layer)."""
+    search makes: with `quant`, and a tree that has it, the int16 first layer); `mix`: the
+    playout share of a leaf's value (below 0: the player's default)."""
     from ninefold.players import mcts as m
     from ninefold.players import mcts_tree as mt
     from ninefold.players import net as netmod
@@ -82,6 +85,7 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
     else:  # a revision whose search reads the `Net` itself
         net = netmod.load_net("default")
         evaluate, scratch = netmod.evaluate, netmod.Scratch.make(net)
+    mix = m.DEFAULT_MIX if mix < 0 else mix
     tree = mt.alloc(NODES)
     rng = kernel.make_rng(1)
     # one thread, as the player searches (a tree that has it: no atomics)
@@ -95,7 +99,7 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
             while time.process_time() - t0 < seconds / len(roots):
                 if with_net:
                     done += mt.search(tree, root, 0, 1000, m.DEFAULT_NET_C, mt.POLICY_WIN, True,
-                                      rng, net, m.DEFAULT_MIX, m.DEFAULT_NET_DRAW, *alone)
+                                      rng, net, mix, m.DEFAULT_NET_DRAW, *alone)
                 else:
                     done += mt.search(tree, root, 0, 1000, m.DEFAULT_C, mt.POLICY_WIN, True, rng,
                                       None, 0.0, 0.5, *alone)
@@ -125,11 +129,11 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
 
 
 def run_side(src: Path, seconds: float, positions: Path, quant: bool,
-             weights: str = "default") -> dict[str, float]:
+             weights: str = "default", mix: float = -1.0) -> dict[str, float]:
     """`measure` in a process of its own with `src` on PYTHONPATH, one thread."""
     env = dict(os.environ, PYTHONPATH=f"{src}{os.pathsep}{HERE.parent}", NUMBA_NUM_THREADS="1")
     done = subprocess.run([sys.executable, str(HERE), "--seconds", str(seconds), "--net", weights,
-                           "--measure",
+                           *(["--mix", str(mix)] if mix >= 0 else []), "--measure",
                            str(positions), "--quant" if quant else "--no-quant"], env=env,
                           capture_output=True, text=True, check=False)
     if done.returncode:
@@ -153,12 +157,17 @@ def main(
     weights: str = typer.Option("default", "--net", help="This tree's network: a weights "
                                 "file (a smaller one from ninefold.learn.distill); the "
                                 "revision's side always runs its default."),
+    mix_option: float | None = typer.Option(
+        None, "--mix", min=0.0, max=1.0,
+        help="This tree's playout share of a leaf's value (mcts:mix=M); by default the "
+             "player's."),
     measure_only: str = typer.Option("", "--measure", hidden=True,
                                      help="(internal) measure this tree on these positions"),
 ) -> None:
+    mix = -1.0 if mix_option is None else mix_option
     if measure_only:
         with np.load(measure_only) as data:
-            print(json.dumps(measure(seconds, data["roots"], data["states"], quant, weights)))
+            print(json.dumps(measure(seconds, data["roots"], data["states"], quant, weights, mix)))
         return
     from mcts_speed import positions as random_positions  # this tree's players: not in a side
 
@@ -169,11 +178,11 @@ def main(
         positions = Path(tmp) / "positions.npz"
         np.savez(positions, roots=openings(12, seed=7), states=random_positions(5000, seed=1))
         for src in sides.values():  # fill each side's numba cache before timing
-            run_side(src, 0.01, positions, quant, weights if src == mine else "default")
+            run_side(src, 0.01, positions, quant, *((weights, mix) if src == mine else ()))
         for r in range(rounds):
             for name, src in (sides.items() if r % 2 == 0 else reversed(sides.items())):
                 results[name].append(run_side(src, seconds, positions, quant,
-                                              weights if src == mine else "default"))
+                                              *((weights, mix) if src == mine else ())))
             console.print(f"round {r + 1}: " + "; ".join(
                 f"{name}: " + ", ".join(f"{v:,.0f}" for v in results[name][-1].values())
                 for name in sides))

@@ -107,10 +107,12 @@ def test_net_speed_compares_this_tree_with_a_revision():
 def test_net_speed_times_another_weights_file():
     from ninefold.players.net import DEFAULT_PATH
 
-    done = run("net_speed.py", "--rev", "HEAD", "--net", str(DEFAULT_PATH), "--seconds", "0.05",
-               "--rounds", "1")
+    done = run("net_speed.py", "--rev", "HEAD", "--net", str(DEFAULT_PATH), "--mix", "0",
+               "--seconds", "0.05", "--rounds", "1")
     assert done.returncode == 0, done.stderr
     assert "network evaluations" in done.stdout
+    bad = run("net_speed.py", "--rev", "HEAD", "--mix", "1.5", "--seconds", "0.05")
+    assert bad.returncode == 2 and "--mix" in bad.stderr
     bad = run("net_speed.py", "--rev", "HEAD", "--net", "no-such.npz", "--seconds", "0.05",
               "--rounds", "1")
     assert bad.returncode != 0 and "no network file 'no-such.npz'" in bad.stderr
