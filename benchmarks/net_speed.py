@@ -70,11 +70,11 @@ def openings(n: int, seed: int) -> np.ndarray:
 
 
 def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
-            quant: bool, weights: str = "default", mix: float = -1.0) -> dict[str, float]:
+            quant: bool, weights: str = "default", mix: float | None = None) -> dict[str, float]:
     """The rates of `ROWS` for the ninefold on this PYTHONPATH (run in the side's process):
     searches from the empty board and from `roots`, evaluations of `states` (those the
     search makes: with `quant`, and a tree that has it, the int16 first layer); `mix`: the
-    playout share of a leaf's value (below 0: the player's default)."""
+    playout share of a leaf's value (None: the player's default)."""
     from ninefold.players import mcts as m
     from ninefold.players import mcts_tree as mt
     from ninefold.players import net as netmod
@@ -85,7 +85,7 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
     else:  # a revision whose search reads the `Net` itself
         net = netmod.load_net("default")
         evaluate, scratch = netmod.evaluate, netmod.Scratch.make(net)
-    mix = m.DEFAULT_MIX if mix < 0 else mix
+    mix = m.DEFAULT_MIX if mix is None else mix
     tree = mt.alloc(NODES)
     rng = kernel.make_rng(1)
     # one thread, as the player searches (a tree that has it: no atomics)
@@ -129,11 +129,11 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
 
 
 def run_side(src: Path, seconds: float, positions: Path, quant: bool,
-             weights: str = "default", mix: float = -1.0) -> dict[str, float]:
+             weights: str = "default", mix: float | None = None) -> dict[str, float]:
     """`measure` in a process of its own with `src` on PYTHONPATH, one thread."""
     env = dict(os.environ, PYTHONPATH=f"{src}{os.pathsep}{HERE.parent}", NUMBA_NUM_THREADS="1")
     done = subprocess.run([sys.executable, str(HERE), "--seconds", str(seconds), "--net", weights,
-                           *(["--mix", str(mix)] if mix >= 0 else []), "--measure",
+                           *(["--mix", str(mix)] if mix is not None else []), "--measure",
                            str(positions), "--quant" if quant else "--no-quant"], env=env,
                           capture_output=True, text=True, check=False)
     if done.returncode:
@@ -157,14 +157,13 @@ def main(
     weights: str = typer.Option("default", "--net", help="This tree's network: a weights "
                                 "file (a smaller one from ninefold.learn.distill); the "
                                 "revision's side always runs its default."),
-    mix_option: float | None = typer.Option(
+    mix: float | None = typer.Option(
         None, "--mix", min=0.0, max=1.0,
         help="This tree's playout share of a leaf's value (mcts:mix=M); by default the "
              "player's."),
     measure_only: str = typer.Option("", "--measure", hidden=True,
                                      help="(internal) measure this tree on these positions"),
 ) -> None:
-    mix = -1.0 if mix_option is None else mix_option
     if measure_only:
         with np.load(measure_only) as data:
             print(json.dumps(measure(seconds, data["roots"], data["states"], quant, weights, mix)))
