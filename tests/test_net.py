@@ -192,8 +192,8 @@ def test_search_evaluation_is_the_reference_and_quantised_close_to_it():
 # --- files --------------------------------------------------------------------------------
 
 
-# the network shipped until 2026-11-27 (git history has it), whose games trained today's
-PREVIOUS_SHA256 = "c6e85e661316a6453fa0b5177b649a88f69b824f6778179560e388127d82aced"
+# the network shipped until 2026-11-27 evening (1db5f86 has it): the teacher in the recipe
+PREVIOUS_SHA256 = "246132ecf889a8cdf146ba65b19d95b6aeb79913df833f2b7ba26b69511fb41c"
 
 
 def test_shipped_weights_load_with_their_shape_checksum_and_recipe():
@@ -202,10 +202,10 @@ def test_shipped_weights_load_with_their_shape_checksum_and_recipe():
         assert getattr(net, name).shape == shape
         assert getattr(net, name).dtype == np.float32
     assert sha256(DEFAULT_PATH) == DEFAULT_SHA256
-    meta = net_meta("default")  # trained longer on the games of the network shipped before
-    assert meta["command"].startswith("python -m ninefold.learn.distill --out runs/r9 ")
-    assert meta["course"]["seed"] == 90000 and meta["course"]["hidden"] == list(HIDDEN)
-    assert len(meta["data"]) == 7 and len(meta["more_data"]) == 4
+    meta = net_meta("default")  # larger, on the games of the last two networks shipped
+    assert meta["command"].startswith("python -m ninefold.learn.distill --out /tmp/st/s_512_128 ")
+    assert meta["course"]["seed"] == 122000 and meta["course"]["hidden"] == list(HIDDEN)
+    assert meta["data"] == [] and len(meta["more_data"]) == 17 and "H100" in meta["trained_on"]
     assert meta["teacher"]["sha256"] == PREVIOUS_SHA256
     assert meta["held_out"]["student"]["policy"] < meta["held_out"]["teacher"]["policy"]
 
@@ -276,7 +276,7 @@ def test_network_search_keeps_the_solver(tmp_path):
 
 def test_the_search_quantises_the_first_layer_unless_told_not_to():
     on, off = make_player("mcts:net=default"), make_player("mcts:net=default,quant=off")
-    assert on.net is not None and on.net.w1q.shape == (FEATURES, 256)
+    assert on.net is not None and on.net.w1q.shape == (FEATURES, HIDDEN[0])
     assert off.net is not None and off.net.w1q.shape[0] == 0
     for player in (on, off):
         assert player.play(Board(), Limit(sims=300)).move in Board().legal_moves

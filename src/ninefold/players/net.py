@@ -3,7 +3,7 @@
 A small multilayer perceptron, evaluated one position at a time inside the
 numba search (no framework at play time):
 
-    455 binary features -> 256 ReLU -> 128 ReLU -> 81 move logits and 1 value
+    455 binary features -> 512 ReLU -> 128 ReLU -> 81 move logits and 1 value
 
 The features (`features`) are seen by the side to move: its marks (81), the
 opponent's (81), the legal cells (81), the small boards each side owns (9 + 9),
@@ -34,7 +34,7 @@ the command, the seed, the data files' checksums and the teacher's), and
 
 >>> net = load_net("default")
 >>> net.w1.shape, net.wp.shape
-((455, 256), (128, 81))
+((455, 512), (128, 81))
 >>> s = kernel.new_state()
 >>> logits = np.empty(81, np.float32)
 >>> 0.0 < evaluate(net, s, 0, Scratch.make(net), logits) < 1.0
@@ -74,10 +74,10 @@ FREE_MOVE, PLAYS_O, COUNT_FULL, OPEN_BOARDS, WIN_FIVE = 270, 271, 272, 273, 274
 OWN_THREATS, OPP_THREATS, OWN_BIG_THREATS, OPP_BIG_THREATS = 275, 356, 437, 446
 FEATURES = 455
 MAX_ACTIVE = 81 + 81 + 27 + 6 + 81 + 18  # marks, legal cells and threats overlap little
-HIDDEN = (256, 128)
+HIDDEN = (512, 128)  # the shipped network's, and what `python -m ninefold.learn` trains
 
 DEFAULT_PATH = Path(__file__).with_name("net_default.npz")
-DEFAULT_SHA256 = "246132ecf889a8cdf146ba65b19d95b6aeb79913df833f2b7ba26b69511fb41c"
+DEFAULT_SHA256 = "06d9fdf416fe66eedc8f47469a12e414469eaac46f942cb7dbc6d99234a6a38b"
 
 
 class NetError(ValueError):
