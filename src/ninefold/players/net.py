@@ -26,11 +26,11 @@ the network as `for_search` lays it out: the policy of the legal moves only
 default) a first layer in int16 steps summed exactly in int32.
 
 The weights are plain float32 arrays in a ``.npz`` file (`save_net`,
-`load_net`); the one shipped with ninefold is `DEFAULT_PATH`, trained by
-``python -m ninefold.learn.distill`` on the games of the network shipped
-before it, which ``python -m ninefold.learn`` made (its ``meta`` entry records
-the command, the seed, the data files' checksums and the teacher's), and
-`DEFAULT_SHA256` is its checksum.
+`load_net`); the one shipped with ninefold is `DEFAULT_PATH`, a 512-128
+trained by ``python -m ninefold.learn.distill`` on the games of the two
+networks shipped before it (its ``meta`` entry records the command, the seed,
+the data files' checksums, the teacher's and the machine; docs/players.md,
+"A larger network"), and `DEFAULT_SHA256` is its checksum.
 
 >>> net = load_net("default")
 >>> net.w1.shape, net.wp.shape
