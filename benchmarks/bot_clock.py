@@ -80,7 +80,9 @@ app = typer.Typer(add_completion=False)
 console = Console(width=None if sys.stdout.isatty() else 150)  # a log keeps whole rows
 
 START_WAIT_MS = 600_000  # a start is waited for this long (a cold compile takes ~15 s)
-WARM_FIRST_MS = 500.0  # target: a warm process answers within this of its start
+WARM_FIRST_MS = 500.0  # target on a bank: a warm process answers within this of its start
+# (on a clock per turn its first request waits for the search, within the first turn:
+# the target there is the first turn's limit; ninefold.protocols.engine)
 TURN_MEDIAN_SHARE = 0.85  # target (per-turn protocols): the median turn uses this share ...
 TURN_P99_SHARE = 0.95  # ... and the 99th percentile stays under this one
 BANK_FROM_MOVE = 10  # banks are counted from the bot's 10th move on
@@ -194,9 +196,11 @@ def _ok(good: bool) -> str:
 
 def add_rows(table: Table, m: Measures) -> None:
     first_limit = Clock(m.tc).told_ms()
+    warm = WARM_FIRST_MS if m.tc.is_bank else first_limit
+    warm_target = f"≤ {warm:.0f} ms" + ("" if m.tc.is_bank else " (first turn)")
     for label, starts, target, bound in (
         ("first answer, empty cache", m.cold, f"≤ {first_limit} ms (first turn)", first_limit),
-        ("first answer, warm cache", m.warm, f"≤ {WARM_FIRST_MS:.0f} ms", WARM_FIRST_MS),
+        ("first answer, warm cache", m.warm, warm_target, warm),
     ):
         if not starts:
             continue

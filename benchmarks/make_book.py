@@ -1,5 +1,6 @@
-"""Make the bots' opening book: the strong search's move for the empty board and for
-each of the 81 first moves (82 positions), at a fixed number of simulations.
+"""Make the bots' opening book: the first moves (the empty board and each of the 81
+first moves, pure MCTS) and the lines (CodinGame's rules, the network, to seven moves
+in: `ninefold.players.book`), at a fixed number of simulations.
 
     .venv/bin/python benchmarks/make_book.py            # writes the book in the package
     .venv/bin/python benchmarks/make_book.py --check    # recomputes it, says if it differs
@@ -9,9 +10,11 @@ each of the 81 first moves (82 positions), at a fixed number of simulations.
 One thread and a fixed seed make every entry reproducible (tests recompute a few).
 A bot answers from the book while its search is still loading
 (`ninefold.protocols.engine`); the file is read by `ninefold.players.book`.
-The shipped book is pure MCTS's (`book.SPEC`). A book made by the network's
-search at 2,000,000 simulations (the last command, 8 minutes) opens d4, not e5,
-and played worse from the empty board at CodinGame's clock (docs/players.md).
+The shipped first moves are pure MCTS's (`book.SPEC`). First moves made by the
+network's search at 2,000,000 simulations (the last command, 8 minutes) open d4,
+not e5, and played worse from the empty board at CodinGame's clock
+(docs/players.md). The lines (`book.LINES_SPEC`, 1,474 positions) take about 17
+minutes on one core.
 """
 
 from __future__ import annotations
@@ -24,34 +27,56 @@ from typing import Annotated
 import typer
 
 from ninefold.players import PlayerSpecError, book, make_player
+from ninefold.rules import Move
 
 app = typer.Typer(add_completion=False)
 
 
-def book_entries(spec: str = book.SPEC, only: list[str] | None = None) -> dict[str, str]:
-    """position key -> move text for the book's positions (`only`: just these keys)."""
-    entries = {}
-    for board in book.book_positions():
-        key = book.key(board)
-        if only is not None and key not in only:
-            continue
-        entries[key] = str(make_player(spec).play(board).move)
+def book_entries(spec: str = book.SPEC, only: list[str] | None = None,
+                 lines_spec: str | None = book.LINES_SPEC, plies: int = book.LINE_PLIES,
+                 progress: bool = False) -> dict[str, str]:
+    """key -> move text: the first moves by `spec`, then (unless `lines_spec` is None)
+    the lines to `plies` moves by `lines_spec` (`only`: just these keys, and the
+    positions their lines pass through)."""
+    entries: dict[str, str] = {}
+    moves: dict[str, Move] = {}
+    jobs = [(board, book.key(board), spec) for board in book.book_positions()]
+    for board, key, search in jobs:
+        if only is None or key in only:
+            entries[key] = str(make_player(search).play(board).move)
+            moves[key] = Move.parse(entries[key])
+    if lines_spec is None:
+        return entries
+    # the lines follow the moves made so far (with `only`, the shipped book's)
+    known = dict(book.read_book()) if only is not None else moves
+    for done, board in enumerate(book.line_positions(known, plies), 1):
+        key = book.line_key(board)
+        if only is None or key in only:
+            entries[key] = str(make_player(lines_spec).play(board).move)
+            known[key] = Move.parse(entries[key])
+        if progress and done % 10 == 0:
+            print(f"  {done} line positions", file=sys.stderr, flush=True)
     return entries
 
 
 @app.command()
 def main(
     check: bool = typer.Option(False, "--check", help="Recompute and compare, write nothing."),
-    spec: str = typer.Option(book.SPEC, help="The search that chooses each move."),
+    spec: str = typer.Option(book.SPEC, help="The search that chooses each first move."),
+    lines_spec: str = typer.Option(book.LINES_SPEC,
+                                   help="The search that chooses the lines' moves."),
+    plies: int = typer.Option(book.LINE_PLIES, min=1, max=9,
+                              help="The lines reach positions with up to this many moves."),
     out: Annotated[Path, typer.Option(help="Where to write the book.")] = book.BOOK_PATH,
 ) -> None:
-    try:
-        make_player(spec)
-    except PlayerSpecError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--spec") from None
+    for option, value in (("--spec", spec), ("--lines-spec", lines_spec)):
+        try:
+            make_player(value)
+        except PlayerSpecError as exc:
+            raise typer.BadParameter(str(exc), param_hint=option) from None
     t0 = time.monotonic()
-    entries = book_entries(spec)
-    text = book.book_text(entries, spec)
+    entries = book_entries(spec, lines_spec=lines_spec, plies=plies, progress=True)
+    text = book.book_text(entries, spec, lines_spec, plies)
     seconds = time.monotonic() - t0
     if check:
         same = text == out.read_text()

@@ -11,13 +11,20 @@ Nothing the child does holds this process's interpreter lock, so the bot reads
 every request and writes every answer on time, even while numba loads on a busy
 machine.
 
-A request that comes while the search loads is answered from the book at once if
-the book knows the position; otherwise it waits for the search for its think
-time less a margin (`timing.LOADING_MARGIN_MS`): if the search becomes ready
-meanwhile it plays the rest of the time, else the fallback answers. It does
-not wait while the child compiles (an empty cache, about 20 s: nothing is
-gained by waiting). Once the search is ready it plays
-every later move; if its process ends, the fallback plays on.
+A request that comes while the search loads waits for it for its think time
+less a margin (`timing.LOADING_MARGIN_MS`): if the search becomes ready
+meanwhile it plays the rest of the time, else the fallback answers. A position
+the book knows gets the book's move (made offline by a search far longer than a
+turn); on a time bank it gets it at once, and on a clock per turn (CodinGame)
+only when the search is ready or the wait is over (at most
+`timing.BOOK_WAIT_SHARE` of the think time): a turn's time is lost if
+unused, and the search goes on loading meanwhile, ready for the turns after
+the book's (it takes 1.3-1.6 s to load here; answered at once, the book's
+first answers left the next three or four turns to the naive player at
+CodinGame's clock, measured). It does not wait while the child
+compiles (an empty cache, about 20 s: nothing is gained by waiting). Once the
+search is ready it plays every later move; if its process ends, the fallback
+plays on.
 
 The engine is a `search_process.Relay`: it hands on when a request came
 (`play_since`), and the search's process takes the time spent since off the
@@ -148,9 +155,18 @@ class Engine(Relay):
     def play_since(self, board: Board, limit: Limit, since: float) -> PlayResult:
         """The search's move (`limit` counted from `since`, a `time.monotonic()` value,
         taken off in the search's process), or the fallback's."""
-        if not self.ready and self._thread is not None and not self.fallback_knows(board):
-            wait_ms = _think_ms(board, limit) - timing.LOADING_MARGIN_MS
-            self._settled.wait(max(0.0, since + wait_ms / 1000.0 - time.monotonic()))
+        if not self.ready and self._thread is not None:
+            book = self.fallback_knows(board)
+            if not book or limit.bank_ms is None:  # a turn's time is lost if unused
+                think_ms = _think_ms(board, limit)
+                wait_ms = think_ms - timing.LOADING_MARGIN_MS
+                if book:
+                    wait_ms = min(wait_ms, timing.BOOK_WAIT_SHARE * think_ms)
+                self._settled.wait(max(0.0, since + wait_ms / 1000.0 - time.monotonic()))
+            if book:
+                result = self.fallback.play(board, limit)
+                result.info["engine"] = "loading"  # answered for the search, loading or not
+                return result
         player = self.player
         if player is not None:
             with contextlib.suppress(ChildGone):
