@@ -39,21 +39,20 @@ def book_entries(spec: str = book.SPEC, only: list[str] | None = None,
     the lines to `plies` moves by `lines_spec` (`only`: just these keys, and the
     positions their lines pass through)."""
     entries: dict[str, str] = {}
-    moves: dict[str, Move] = {}
-    jobs = [(board, book.key(board), spec) for board in book.book_positions()]
-    for board, key, search in jobs:
+    # the moves the lines follow: those made so far (with `only`, the shipped book's)
+    known: dict[str, Move] = {} if only is None else dict(book.read_book())
+    for board in book.book_positions():
+        key = book.key(board)
         if only is None or key in only:
-            entries[key] = str(make_player(search).play(board).move)
-            moves[key] = Move.parse(entries[key])
+            known[key] = make_player(spec).play(board).move
+            entries[key] = str(known[key])
     if lines_spec is None:
         return entries
-    # the lines follow the moves made so far (with `only`, the shipped book's)
-    known = dict(book.read_book()) if only is not None else moves
     for done, board in enumerate(book.line_positions(known, plies), 1):
         key = book.line_key(board)
         if only is None or key in only:
-            entries[key] = str(make_player(lines_spec).play(board).move)
-            known[key] = Move.parse(entries[key])
+            known[key] = make_player(lines_spec).play(board).move
+            entries[key] = str(known[key])
         if progress and done % 10 == 0:
             print(f"  {done} line positions", file=sys.stderr, flush=True)
     return entries

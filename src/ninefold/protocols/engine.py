@@ -155,6 +155,7 @@ class Engine(Relay):
     def play_since(self, board: Board, limit: Limit, since: float) -> PlayResult:
         """The search's move (`limit` counted from `since`, a `time.monotonic()` value,
         taken off in the search's process), or the fallback's."""
+        book = False  # the book answers a request that came while the search loaded
         if not self.ready and self._thread is not None:
             book = self.fallback_knows(board)
             if not book or limit.bank_ms is None:  # a turn's time is lost if unused
@@ -163,16 +164,13 @@ class Engine(Relay):
                 if book:
                     wait_ms = min(wait_ms, timing.BOOK_WAIT_SHARE * think_ms)
                 self._settled.wait(max(0.0, since + wait_ms / 1000.0 - time.monotonic()))
-            if book:
-                result = self.fallback.play(board, limit)
-                result.info["engine"] = "loading"  # answered for the search, loading or not
-                return result
-        player = self.player
+        player = None if book else self.player
         if player is not None:
             with contextlib.suppress(ChildGone):
                 return player.play_since(board, limit, since)
         result = self.fallback.play(board, limit)
-        result.info["engine"] = "fallback" if self.ready else "loading"  # ended, or not yet
+        # the search's process ended, or the request came while it loaded
+        result.info["engine"] = "fallback" if self.ready and not book else "loading"
         return result
 
 
