@@ -25,7 +25,7 @@ from rich.table import Table
 
 from ninefold.learn.selfplay import FIELDS, Positions, Searcher, generate
 from ninefold.learn.tasks import Processes, RayTasks, Runner
-from ninefold.players.net import DEFAULT_PATH
+from ninefold.players.net_inputs import DEFAULT_PATH
 from ninefold.raycluster import ray_module
 
 app = typer.Typer(add_completion=False)

@@ -105,7 +105,7 @@ def test_net_speed_compares_this_tree_with_a_revision():
 
 
 def test_net_speed_times_another_weights_file():
-    from ninefold.players.net import DEFAULT_PATH
+    from ninefold.players.net_inputs import DEFAULT_PATH
 
     done = run("net_speed.py", "--rev", "HEAD", "--net", str(DEFAULT_PATH), "--mix", "0",
                "--seconds", "0.05", "--rounds", "1")

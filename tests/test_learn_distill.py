@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from ninefold.players.net import DEFAULT_SHA256, load_net, net_meta
+from ninefold.players.net import load_net, net_meta
+from ninefold.players.net_inputs import DEFAULT_SHA256
 
 
 @pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
@@ -64,7 +65,8 @@ def test_training_on_positions_played_before(tmp_path):
     from ninefold.learn import selfplay
     from ninefold.learn.selfplay import Searcher
     from ninefold.learn.tasks import Processes
-    from ninefold.players.net import DEFAULT_PATH, sha256
+    from ninefold.players.net import sha256
+    from ninefold.players.net_inputs import DEFAULT_PATH
 
     tasks = Processes(1)
     try:

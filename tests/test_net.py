@@ -16,10 +16,6 @@ from ninefold.learn.train import PolicyValue, encode, from_net, symmetries, to_n
 from ninefold.players import Limit, PlayerSpecError, make_player
 from ninefold.players import net as netmod
 from ninefold.players.net import (
-    DEFAULT_PATH,
-    DEFAULT_SHA256,
-    FEATURES,
-    HIDDEN,
     MAX_ACTIVE,
     NetError,
     Scratch,
@@ -34,7 +30,15 @@ from ninefold.players.net import (
     sha256,
     shapes,
 )
-from ninefold.rules import LINES, PRESETS, Move, O, X
+from ninefold.players.net_inputs import (
+    DEFAULT_PATH,
+    DEFAULT_SHA256,
+    FEATURES,
+    HIDDEN,
+    board_features,
+)
+from ninefold.players.policy import PolicyPlayer, forward, read_net
+from ninefold.rules import PRESETS, Move
 
 
 def random_board(seed: int, rules: str = "standard") -> Board:
@@ -47,61 +51,44 @@ def random_board(seed: int, rules: str = "standard") -> Board:
     return board
 
 
-def expected_features(board: Board) -> set[int]:
-    """The features that are on, computed from a `Board` the readable way."""
-    me, them = (X, O) if board.turn is X else (O, X)
-    on = set()
-    legal = {m.action for m in board.legal_moves}
-    for a in range(81):
-        if board.cells[a] is me:
-            on.add(netmod.OWN + a)
-        if board.cells[a] is them:
-            on.add(netmod.OPP + a)
-        if a in legal:
-            on.add(netmod.LEGAL + a)
-    for b in range(9):
-        if board.owners[b] is me:
-            on.add(netmod.OWN_BOARDS + b)
-        if board.owners[b] is them:
-            on.add(netmod.OPP_BOARDS + b)
-        if board.is_closed(b):
-            on.add(netmod.CLOSED_BOARDS + b)
-    # threats: an empty cell that would win its undecided board, an undecided
-    # board that would win the game
-    undecided = [b for b in range(9) if board.owners[b] is None and not board.is_closed(b)]
-    five = board.rules.win == "five"
-    for side, cells_base, boards_base in ((me, netmod.OWN_THREATS, netmod.OWN_BIG_THREATS),
-                                          (them, netmod.OPP_THREATS, netmod.OPP_BIG_THREATS)):
-        owned = {b for b in range(9) if board.owners[b] is side}
-        for b in undecided:
-            mine = {c for c in range(9) if board.cells[9 * b + c] is side}
-            for c in range(9):
-                if board.cells[9 * b + c] is None and any(
-                        set(line) <= mine | {c} for line in LINES):
-                    on.add(cells_base + 9 * b + c)
-            if (len(owned) >= 4 if five else
-                    any(set(line) <= owned | {b} for line in LINES)):
-                on.add(boards_base + b)
-    if board.target is None:
-        on.add(netmod.FREE_MOVE)
-    if board.turn is O:
-        on.add(netmod.PLAYS_O)
-    r = board.rules
-    for flag, feature in ((r.full_grid == "count", netmod.COUNT_FULL),
-                          (r.open_boards, netmod.OPEN_BOARDS),
-                          (r.win == "five", netmod.WIN_FIVE)):
-        if flag:
-            on.add(feature)
-    return on
-
-
 @pytest.mark.parametrize("rules", sorted(PRESETS))
 def test_features_agree_with_board(rules):
     idx = np.empty(MAX_ACTIVE, np.int64)
     for seed in range(150):
         board = random_board(seed, rules)
         n = features(from_board(board), board.rules.flags, idx)
-        assert sorted(idx[:n].tolist()) == sorted(expected_features(board)), board
+        assert sorted(idx[:n].tolist()) == board_features(board), board
+
+
+@pytest.mark.parametrize("rules", sorted(PRESETS))
+def test_the_plain_python_policy_agrees_with_the_search_s_network(rules):
+    """`ninefold.players.policy` reads the shipped weights without numpy and gives the
+    logits `evaluate` gives; its move is the legal move with the highest."""
+    plain, net = read_net("default"), load_net("default")
+    scratch, logits = Scratch.make(net), np.empty(81, np.float32)
+    for seed in range(60):
+        board = random_board(seed, rules)
+        if board.is_game_over():
+            continue
+        evaluate(net, from_board(board), board.rules.flags, scratch, logits)
+        actions = [m.action for m in board.legal_moves]
+        assert forward(plain, board_features(board), actions) == pytest.approx(
+            logits[actions].tolist(), abs=1e-4)
+        best = max(actions, key=lambda a: logits[a])
+        assert PolicyPlayer().play(board).move.action == best
+
+
+def test_the_plain_python_reader_refuses_what_is_not_a_network(tmp_path):
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="is not readable"):
+        read_net(str(bad))
+    small = tmp_path / "small.npz"
+    save_net(random_net(0, 8, 8)._replace(w1=np.zeros((10, 8), np.float32)), small, {})
+    with pytest.raises(ValueError, match="10 features, not 455"):
+        read_net(str(small))
+    with pytest.raises(PlayerSpecError):
+        make_player(f"policy:net={bad}")
 
 
 def test_symmetries_map_positions_to_positions():

@@ -86,7 +86,8 @@ def legal_first(answer: str) -> bool:
 
 def test_the_bot_path_imports_no_typer_rich_numpy_or_numba() -> None:
     code = ("import sys, ninefold.command, ninefold.protocols.botmain, ninefold.players.book;"
-            "from ninefold.players import make_player; make_player('book');"
+            "from ninefold import Board; from ninefold.players import make_player;"
+            "make_player('book:then=policy').play(Board('codingame', opening='53271'));"
             f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
     out = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -406,6 +407,31 @@ def test_a_request_while_the_search_loads_waits_for_it_most_of_its_time(engines)
     waited_ms = (time.monotonic() - t0) * 1000
     assert result.info["engine"] == "loading"
     assert 300 - timing.LOADING_MARGIN_MS - 15 <= waited_ms < 300, waited_ms
+
+
+def test_out_of_the_book_the_network_s_policy_answers_while_the_search_loads(engines) -> None:
+    """Past the book, a request the search is not ready for gets the network's first
+    guess (`ninefold.players.policy`), not the naive player's; a move given too late
+    is still rescued with the book and the naive player, the cheapest."""
+    engine = engines("slowload-test:delay=1.5")
+    engine.start()
+    result = engine.play(_past_the_book(), Limit(move_ms=100))
+    assert result.info == {"reason": "policy", "engine": "loading"}
+    assert engine.quick.play(_past_the_book()).info["reason"] != "policy"
+
+
+def test_an_unreadable_network_leaves_the_naive_player_after_the_book(monkeypatch) -> None:
+    import ninefold.players.policy as policy
+
+    monkeypatch.setattr(policy, "DEFAULT_PATH", Path("/nonexistent/net.npz"))
+    policy.read_net.cache_clear()
+    log = io.StringIO()
+    try:
+        engine = Engine("mcts:net=default", "codingame", log=log)
+    finally:
+        policy.read_net.cache_clear()
+    assert "is not readable" in log.getvalue() and len(log.getvalue().splitlines()) == 1
+    assert engine.fallback.play(_past_the_book()).info["reason"] != "policy"
 
 
 def test_a_search_ready_within_the_turn_plays_the_rest_of_it(engines) -> None:

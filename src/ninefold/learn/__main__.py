@@ -73,7 +73,8 @@ def main(
 
 def start_network(name: str) -> str:
     """The --start network's file (``default``: the shipped one), checked to load."""
-    from ninefold.players.net import DEFAULT_PATH, NetError, load_net
+    from ninefold.players.net import NetError, load_net
+    from ninefold.players.net_inputs import DEFAULT_PATH
 
     path = DEFAULT_PATH if name == "default" else Path(name)
     try:

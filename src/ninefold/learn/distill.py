@@ -112,7 +112,8 @@ def distill(course: Course, out: Path, command: str) -> Path:
     from ninefold.learn.selfplay import Positions, Searcher
     from ninefold.learn.tasks import Processes
     from ninefold.learn.train import Dataset, PolicyValue, evaluate_losses, fit, from_net, to_net
-    from ninefold.players.net import DEFAULT_PATH, load_net, save_net, sha256
+    from ninefold.players.net import load_net, save_net, sha256
+    from ninefold.players.net_inputs import DEFAULT_PATH
 
     teacher_path = DEFAULT_PATH if course.teacher == "default" else Path(course.teacher)
     teacher = Searcher(str(teacher_path), course.c, course.teacher_mix)

@@ -22,12 +22,12 @@ from torch import nn
 
 from ninefold.learn.selfplay import Positions
 from ninefold.moves import SYMMETRIES
-from ninefold.players.net import (
+from ninefold.players.net import MAX_ACTIVE, Net, features
+from ninefold.players.net_inputs import (
     CLOSED_BOARDS,
     FEATURES,
     HIDDEN,
     LEGAL,
-    MAX_ACTIVE,
     OPP,
     OPP_BIG_THREATS,
     OPP_BOARDS,
@@ -36,8 +36,6 @@ from ninefold.players.net import (
     OWN_BIG_THREATS,
     OWN_BOARDS,
     OWN_THREATS,
-    Net,
-    features,
 )
 
 VALUE_RESULT_SHARE = 0.5  # the value target: this share of the game's result, the rest the search's

@@ -1,4 +1,4 @@
-"""`book`: an opening book, then the naive player; pure Python, ready at once.
+"""`book`: an opening book, then the naive player (or another); pure Python, ready at once.
 
 The book has two parts, computed offline by ``benchmarks/make_book.py`` at a
 fixed number of simulations and stored in ``opening_book.txt`` beside this
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ninefold.players.naive import NaivePlayer
 from ninefold.players.player import Limit, Player, PlayResult
-from ninefold.players.registry import register
+from ninefold.players.registry import make_player, register
 from ninefold.rules import Board, Move
 
 BOOK_PATH = Path(__file__).with_name("opening_book.txt")
@@ -140,10 +140,20 @@ def read_book(path: Path = BOOK_PATH) -> dict[str, Move]:
 
 @register("book")
 class BookPlayer(Player):
-    """The opening book's move where it has one, else the naive player's."""
+    """The opening book's move where it has one, else the move of the player `then`
+    (a spec of a player that needs no search: ``naive``, ``policy``...; `seed` seeds
+    the naive player).
 
-    def __init__(self, seed: int | None = None) -> None:
-        self.naive = NaivePlayer(seed)
+    >>> from ninefold import Board, Move
+    >>> board = Board("codingame")
+    >>> for move in ["a1", "b1"]:  # X did not open with the book's e5: out of the book
+    ...     board.push(Move.parse(move))
+    >>> BookPlayer(then="policy").play(board).info["reason"]
+    'policy'
+    """
+
+    def __init__(self, seed: int | None = None, then: str = "naive") -> None:
+        self.then = NaivePlayer(seed) if then == "naive" else make_player(then)
 
     def knows(self, board: Board) -> bool:
         """True if the book has a (legal) move for `board`."""
@@ -156,4 +166,4 @@ class BookPlayer(Player):
         move = self._book_move(board)
         if move is not None:
             return PlayResult(move, {"reason": "book"})
-        return self.naive.play(board, limit)
+        return self.then.play(board, limit)

@@ -30,7 +30,8 @@ The weights are plain float32 arrays in a ``.npz`` file (`save_net`,
 trained by ``python -m ninefold.learn.distill`` on the games of the two
 networks shipped before it (its ``meta`` entry records the command, the seed,
 the data files' checksums, the teacher's and the machine; docs/players.md,
-"A larger network"), and `DEFAULT_SHA256` is its checksum.
+"A larger network"), and `ninefold.players.net_inputs.DEFAULT_SHA256` is its
+checksum.
 
 >>> net = load_net("default")
 >>> net.w1.shape, net.wp.shape
@@ -66,18 +67,29 @@ from ninefold.kernel import (
     playable_boards,
 )
 from ninefold.players import warmup
+from ninefold.players.net_inputs import (
+    CLOSED_BOARDS,
+    COUNT_FULL,
+    DEFAULT_PATH,
+    FEATURES,
+    FREE_MOVE,
+    HIDDEN,
+    LEGAL,
+    OPEN_BOARDS,
+    OPP,
+    OPP_BIG_THREATS,
+    OPP_BOARDS,
+    OPP_THREATS,
+    OWN,
+    OWN_BIG_THREATS,
+    OWN_BOARDS,
+    OWN_THREATS,
+    PLAYS_O,
+    WIN_FIVE,
+)
 from ninefold.rules import FLAG_COUNT_FULL, FLAG_OPEN_BOARDS, FLAG_WIN_FIVE
 
-# feature offsets
-OWN, OPP, LEGAL, OWN_BOARDS, OPP_BOARDS, CLOSED_BOARDS = 0, 81, 162, 243, 252, 261
-FREE_MOVE, PLAYS_O, COUNT_FULL, OPEN_BOARDS, WIN_FIVE = 270, 271, 272, 273, 274
-OWN_THREATS, OPP_THREATS, OWN_BIG_THREATS, OPP_BIG_THREATS = 275, 356, 437, 446
-FEATURES = 455
 MAX_ACTIVE = 81 + 81 + 27 + 6 + 81 + 18  # marks, legal cells and threats overlap little
-HIDDEN = (512, 128)  # the shipped network's, and what `python -m ninefold.learn` trains
-
-DEFAULT_PATH = Path(__file__).with_name("net_default.npz")
-DEFAULT_SHA256 = "06d9fdf416fe66eedc8f47469a12e414469eaac46f942cb7dbc6d99234a6a38b"
 
 
 class NetError(ValueError):

@@ -41,7 +41,7 @@ class BotOption(NamedTuple):
 OPTIONS = (
     BotOption("protocol", f"{', '.join(PROTOCOLS[:-1])} or {PROTOCOLS[-1]}.", required=True),
     BotOption("player", "Player spec (default: strongest; it loads in the background, an "
-                        "opening book and the naive player answer meanwhile; on a time "
+                        "opening book and the network's policy answer meanwhile; on a time "
                         "bank with nodes=8000000 unless it says nodes=, memory allowing)."),
     BotOption("rules", "Rules (default: standard; codingame for codingame)."),
 )

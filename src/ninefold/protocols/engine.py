@@ -66,7 +66,8 @@ class Engine(Relay):
                  defaults: Mapping[str, Any] | None = None) -> None:
         self.spec = spec
         self.rules = Rules.parse(rules)
-        self.fallback = fallback or BookPlayer()
+        self.fallback = fallback or _fallback(log)
+        self.quick = BookPlayer()  # the book, then naive: under 1.3 ms (`Runner.rescue`)
         self.log = log
         self.on_error = on_error
         self.search = SearchProcess(spec, self.rules, tuple(command), defaults)
@@ -138,11 +139,6 @@ class Engine(Relay):
             out.write(f"ninefold: {text}\n")
             out.flush()
 
-    def fallback_knows(self, board: Board) -> bool:
-        """True if the fallback has a book move for `board` (made offline by the strong
-        search, far longer than a turn): then nothing is gained by waiting."""
-        return isinstance(self.fallback, BookPlayer) and self.fallback.knows(board)
-
     def new_game(self) -> None:
         if self.player is not None:
             self.player.new_game()
@@ -155,9 +151,11 @@ class Engine(Relay):
     def play_since(self, board: Board, limit: Limit, since: float) -> PlayResult:
         """The search's move (`limit` counted from `since`, a `time.monotonic()` value,
         taken off in the search's process), or the fallback's."""
-        book = False  # the book answers a request that came while the search loaded
+        loading = None  # a request that came while the search loaded: the fallback's answer,
+        book = False    # made before waiting, and whether the book gave it
         if not self.ready and self._thread is not None:
-            book = self.fallback_knows(board)
+            loading = self.fallback.play(board, limit)
+            book = loading.info.get("reason") == "book"
             if not book or limit.bank_ms is None:  # a turn's time is lost if unused
                 think_ms = _think_ms(board, limit)
                 wait_ms = think_ms - timing.LOADING_MARGIN_MS
@@ -168,7 +166,7 @@ class Engine(Relay):
         if player is not None:
             with contextlib.suppress(ChildGone):
                 return player.play_since(board, limit, since)
-        result = self.fallback.play(board, limit)
+        result = loading or self.fallback.play(board, limit)
         # the search's process ended, or the request came while it loaded
         result.info["engine"] = "fallback" if self.ready and not book else "loading"
         return result
@@ -181,3 +179,15 @@ def _think_ms(board: Board, limit: Limit) -> float:
                                 max_bank_ms=limit.max_bank_ms,
                                 empty=sum(cell is None for cell in board.cells))
     return budget.think_ms or timing.DEFAULT_PLAYER_MS
+
+
+def _fallback(log: TextIO | None) -> Player:
+    """The book, then the network's policy (`ninefold.players.policy`); the naive player
+    after the book if the network cannot be read."""
+    try:
+        return BookPlayer(then="policy")
+    except ValueError as exc:
+        with contextlib.suppress(Exception):
+            (log or sys.stderr).write(f"ninefold: {exc}: the naive player answers while "
+                                      "the search loads\n")
+        return BookPlayer()

@@ -230,9 +230,9 @@ class BotRunner(ABC):
 
     def rescue(self, board: Board, legal: list[Move], why: str) -> Move:
         """A legal move at once when the player gave none in time (`why`, noted): an
-        `Engine`'s fallback (its opening book, then the naive player: 1.3 ms at worst,
-        measured), else a random one."""
-        fallback = self.player.fallback if isinstance(self.player, engine.Engine) else None
+        `Engine`'s quick player (its opening book, then the naive player: 1.3 ms at
+        worst, measured), else a random one."""
+        fallback = self.player.quick if isinstance(self.player, engine.Engine) else None
         if fallback is not None:
             with contextlib.suppress(Exception):
                 move = fallback.play(board.copy()).move
