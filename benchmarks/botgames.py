@@ -298,6 +298,8 @@ class Load:
 # answers late; 9 of 1,002 with a 5 ms step), so the probe measured its own effect.
 STALL_STEP_MS = 5.0
 STALL_MIN_MS = 10.0  # a wake-up this much later than asked is a stall
+STALL_BLAME_S = 1.0  # a game lost on time ended within this of a stall: maybe the machine's
+# fault (the game's end is taken once its bots are closed, some 0.1-0.5 s after the fault)
 
 
 class StallProbe:
@@ -313,6 +315,8 @@ class StallProbe:
     ...     probe.proc.send_signal(signal.SIGCONT); time.sleep(0.5)
     >>> len(probe.stalls) >= 1 and max(probe.stalls) >= 40
     True
+    >>> probe.before(probe.times[0] + 0.1) == probe.stalls[0], probe.before(probe.times[0] - 1)
+    (True, None)
     >>> "longest" in probe.summary()
     True
     """
@@ -321,6 +325,7 @@ class StallProbe:
         self.min_ms = min_ms
         self.proc: subprocess.Popen[str] | None = None
         self.stalls: list[float] = []  # ms late, in order
+        self.times: list[float] = []  # when each was seen (`time.time()`)
         self.seconds = 0.0
 
     def __enter__(self) -> StallProbe:
@@ -334,7 +339,7 @@ class StallProbe:
             "    time.sleep(step)\n"
             "    now = time.monotonic()\n"
             "    if now - last - step >= least:\n"
-            "        print(f'{1000 * (now - last - step):.1f}', flush=True)\n"
+            "        print(f'{time.time():.3f} {1000 * (now - last - step):.1f}', flush=True)\n"
             "    last = now\n"
         )
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
@@ -350,7 +355,16 @@ class StallProbe:
         self.seconds = time.monotonic() - self._t0
         self.proc.terminate()
         out, _ = self.proc.communicate()
-        self.stalls = [float(line) for line in out.split() if line]
+        seen = [tuple(map(float, line.split())) for line in out.splitlines() if line]
+        self.times = [when for when, _ in seen]
+        self.stalls = [ms for _, ms in seen]
+
+    def before(self, when: float, window_s: float = STALL_BLAME_S) -> float | None:
+        """The longest stall seen in the `window_s` before `when` (a `time.time()`), or
+        None: a bot that lost on time then may have lost to the machine."""
+        found = [ms for t, ms in zip(self.times, self.stalls, strict=True)
+                 if when - window_s <= t <= when + 0.01]
+        return max(found) if found else None
 
     def summary(self) -> str:
         """One line: how often and how long the machine stalled while the block ran."""

@@ -51,6 +51,7 @@ from typing import Annotated
 
 import typer
 from botgames import (
+    STALL_BLAME_S,
     Request,
     StallProbe,
     bot_requests,
@@ -117,6 +118,7 @@ class GameResult:
     requests: dict[str, list[Request]] = field(default_factory=dict)
     fault: str = ""
     moves: list[str] = field(default_factory=list)  # the game's moves, opening included
+    ended: float = 0.0  # --subprocess: when the game ended (`time.time()`; 0: not known)
 
 
 @dataclass
@@ -210,6 +212,20 @@ def play_game(cfg: Config, opening: str, a_is_x: bool) -> GameResult:
                       moves=[str(m) for m in board.move_stack])
 
 
+def stall_blame(results: list[GameResult], stalls: StallProbe) -> list[str]:
+    """For each game of this run lost on time, the machine's longest stall just before
+    it ended, if any: whether the machine may have made the answer late."""
+    lines = []
+    for r in results:
+        if r.forfeit and r.ended:
+            ms = stalls.before(r.ended)
+            seen = (f"a machine stall of {ms:.0f} ms" if ms is not None
+                    else "no machine stall")
+            lines.append(f"  {r.forfeit} lost on time after ply {r.plies}: {seen} in the "
+                         f"{STALL_BLAME_S:.0f} s before the game ended")
+    return lines
+
+
 def play_process_game(cfg: Config, opening: str | None, a_is_x: bool,
                       pair: int = 0) -> GameResult:
     """One game (of the `pair`th pair) between two bot processes under the arena's referee,
@@ -229,7 +245,7 @@ def play_process_game(cfg: Config, opening: str | None, a_is_x: bool,
     return GameResult(result.outcome.score(a_mark), a_is_x, len(result.moves),
                       {"A": [], "B": []}, {"A": [], "B": []}, forfeit=forfeit,
                       requests={s: bot_requests(result, m, tcs[s]) for s, m in sides.items()},
-                      fault=fault, moves=list(result.moves))
+                      fault=fault, moves=list(result.moves), ended=time.time())
 
 
 def _job(args: tuple[Config, str | None, bool, int]) -> GameResult:
@@ -474,6 +490,8 @@ def main(
         raise typer.BadParameter(str(exc), param_hint="--save") from None
     console.print(summarize(results, cfg), highlight=False, soft_wrap=True)
     console.print(stalls.summary(), highlight=False, soft_wrap=True)
+    for line in stall_blame(results, stalls):
+        console.print(line, highlight=False, soft_wrap=True)
     if plot:
         plot_requests(results, cfg, plot)
         console.print(f"plot: {plot}")
