@@ -146,8 +146,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name = name.strip().lower()
     kind = player_kind(name)
     if kind is None:
-        raise PlayerSpecError(f"unknown player {clip(name)} in spec {clip(spec)}: "
-                              f"choose one of {_names()}")
+        where = "" if spec.strip().lower() == name else f" in spec {clip(spec)}"
+        raise PlayerSpecError(f"unknown player {clip(name)}{where}: choose one of {_names()}")
     try:
         options = kind.schema.parse(rest)
     except OptionError as exc:
