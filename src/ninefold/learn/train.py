@@ -23,20 +23,7 @@ from torch import nn
 from ninefold.learn.selfplay import Positions
 from ninefold.moves import SYMMETRIES
 from ninefold.players.net import MAX_ACTIVE, Net, features
-from ninefold.players.net_inputs import (
-    CLOSED_BOARDS,
-    FEATURES,
-    HIDDEN,
-    LEGAL,
-    OPP,
-    OPP_BIG_THREATS,
-    OPP_BOARDS,
-    OPP_THREATS,
-    OWN,
-    OWN_BIG_THREATS,
-    OWN_BOARDS,
-    OWN_THREATS,
-)
+from ninefold.players.net_inputs import BOARD_GROUPS, CELL_GROUPS, FEATURES, HIDDEN, LEGAL
 
 VALUE_RESULT_SHARE = 0.5  # the value target: this share of the game's result, the rest the search's
 
@@ -101,9 +88,9 @@ def symmetries() -> tuple[np.ndarray, np.ndarray]:
     for k, sq in enumerate(SYMMETRIES):
         for a in range(81):
             amaps[k, a] = 9 * sq[a // 9] + sq[a % 9]
-        for base in (OWN, OPP, LEGAL, OWN_THREATS, OPP_THREATS):
+        for base in CELL_GROUPS:
             fmaps[k, base:base + 81] = base + amaps[k]
-        for base in (OWN_BOARDS, OPP_BOARDS, CLOSED_BOARDS, OWN_BIG_THREATS, OPP_BIG_THREATS):
+        for base in BOARD_GROUPS:
             fmaps[k, base:base + 9] = base + np.array(sq)
     return fmaps, amaps
 

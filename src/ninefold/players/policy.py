@@ -39,7 +39,8 @@ _MAGIC = b"\x93NUMPY"
 
 
 class PlainNet(NamedTuple):
-    """A network's weights as rows of plain float32 arrays (`read_net`)."""
+    """A network's policy weights as rows of plain float32 arrays (`read_net`; the value
+    head is not read)."""
 
     w1: list[array[float]]  # a row of H1 per feature
     b1: array[float]
@@ -47,8 +48,6 @@ class PlainNet(NamedTuple):
     b2: array[float]
     wp_moves: list[array[float]]  # a row of H2 per move: the policy head, transposed
     bp: array[float]
-    wv: array[float]
-    bv: array[float]
 
 
 def _npy(data: bytes, name: str) -> tuple[tuple[int, ...], array[float]]:
@@ -82,7 +81,7 @@ def read_net(path: str = "default") -> PlainNet:
     try:
         with zipfile.ZipFile(p) as archive:
             arrays = {name: _npy(archive.read(f"{name}.npy"), name)
-                      for name in ("w1", "b1", "w2", "b2", "wp", "bp", "wv", "bv")}
+                      for name in ("w1", "b1", "w2", "b2", "wp", "bp")}
     except (OSError, KeyError, zipfile.BadZipFile, SyntaxError, ValueError) as exc:
         raise ValueError(f"network file {str(p)!r} is not readable ({exc})") from None
     (features, h1), w1 = arrays["w1"]
@@ -92,7 +91,7 @@ def read_net(path: str = "default") -> PlainNet:
     _, wp = arrays["wp"]
     wp_moves = [wp[j::81] for j in range(81)]  # column j of the (H2, 81) policy weights
     return PlainNet(_rows(w1, h1), arrays["b1"][1], _rows(w2, h2), arrays["b2"][1], wp_moves,
-                    arrays["bp"][1], arrays["wv"][1], arrays["bv"][1])
+                    arrays["bp"][1])
 
 
 def forward(net: PlainNet, active: list[int], actions: list[int]) -> list[float]:

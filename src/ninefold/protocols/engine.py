@@ -6,7 +6,8 @@ A platform starts a bot and asks for its first move at once (CodinGame: within
 that starts the real player in a child process (`start`: a
 `ninefold.protocols.child.Child` where `ninefold.protocols.search_process` imports,
 compiles or loads, makes and warms up the player) and answers meanwhile with a
-cheap pure-Python fallback (`book`: an opening book, then the naive player).
+cheap pure-Python fallback (`book:then=policy`: an opening book, then the network's
+first guess; `quick`, the book then the naive player, for a move given too late).
 Nothing the child does holds this process's interpreter lock, so the bot reads
 every request and writes every answer on time, even while numba loads on a busy
 machine.

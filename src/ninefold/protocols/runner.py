@@ -232,10 +232,10 @@ class BotRunner(ABC):
         """A legal move at once when the player gave none in time (`why`, noted): an
         `Engine`'s quick player (its opening book, then the naive player: 1.3 ms at
         worst, measured), else a random one."""
-        fallback = self.player.quick if isinstance(self.player, engine.Engine) else None
-        if fallback is not None:
+        quick = self.player.quick if isinstance(self.player, engine.Engine) else None
+        if quick is not None:
             with contextlib.suppress(Exception):
-                move = fallback.play(board.copy()).move
+                move = quick.play(board.copy()).move
                 if move in legal:
                     self.note(f"{why}: playing the fallback's move")
                     return move
