@@ -283,3 +283,21 @@ def test_strength_killed_leaves_no_worker_or_bot_behind(tmp_path):
     while bots() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert bots() == []
+
+
+def test_strength_names_the_machine_s_stall_before_a_game_lost_on_time():
+    """Each game lost on time gets a line: the longest stall the probe saw in the second
+    before the game ended, or none; games not lost on time, or from older saves (no
+    end time), get none."""
+    import strength
+
+    probe = botgames.StallProbe()
+    probe.times, probe.stalls = [100.0, 100.4, 250.0], [12.0, 31.0, 15.0]
+    lost = strength.GameResult(0.0, True, 14, forfeit="A", ended=100.5)
+    clear = strength.GameResult(1.0, False, 24, forfeit="B", ended=200.0)
+    won = strength.GameResult(1.0, True, 40, ended=250.0)
+    saved = strength.GameResult(0.0, True, 30, forfeit="A")
+    assert strength.stall_blame([lost, clear, won, saved], probe) == [
+        "  A lost on time after ply 14: a machine stall of 31 ms in the 1 s before the game ended",
+        "  B lost on time after ply 24: no machine stall in the 1 s before the game ended",
+    ]
