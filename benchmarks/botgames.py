@@ -41,10 +41,15 @@ REVISIONS = Path(os.environ.get("NINEFOLD_REVISIONS") or HERE.parent / ".bench" 
 LOAD_MAX_S = 4 * 3600  # a spinning process ends by itself after this, whatever happens
 
 
-def ninefold_argv(src: Path | None = None) -> list[str]:
+def ninefold_argv(src: Path | None = None, told_turn_ms: int | None = None) -> list[str]:
     """``ninefold`` as installed next to this Python, or the ninefold whose source is in
-    `src`, run by this Python: the words before a subcommand."""
+    `src`, run by this Python: the words before a subcommand. With `told_turn_ms`, its
+    CodinGame runner is told a turn is that long (benchmarks/told_turn.py)."""
     script = Path(sys.executable).with_name("ninefold")
+    if told_turn_ms is not None:
+        env = ["env", f"PYTHONPATH={src}"] if src is not None else []
+        return [*env, sys.executable, str(Path(__file__).with_name("told_turn.py")),
+                str(told_turn_ms)]
     if src is not None:
         return ["env", f"PYTHONPATH={src}", sys.executable, "-m", "ninefold.cli"]
     if script.exists():
@@ -53,16 +58,17 @@ def ninefold_argv(src: Path | None = None) -> list[str]:
 
 
 def ninefold_command(protocol: str, spec: str | None = None, rules: str | None = None,
-                     src: Path | None = None) -> str:
+                     src: Path | None = None, told_turn_ms: int | None = None) -> str:
     """The command line of ``ninefold bot`` as installed next to this Python, or of the
-    ninefold whose source is in `src` (`revision_src`), run by this Python.
+    ninefold whose source is in `src` (`revision_src`), run by this Python; with
+    `told_turn_ms`, told that a CodinGame turn is that long (`ninefold_argv`).
 
     >>> ninefold_command("codingame", "mcts:c=0.6").split()[-5:]
     ['bot', '--protocol', 'codingame', '--player', 'mcts:c=0.6']
     >>> ninefold_command("riddles", src=Path("/x/src")).split()[:2]
     ['env', 'PYTHONPATH=/x/src']
     """
-    argv = [*ninefold_argv(src), "bot", "--protocol", protocol]
+    argv = [*ninefold_argv(src, told_turn_ms), "bot", "--protocol", protocol]
     if spec:
         argv += ["--player", spec]
     if rules:

@@ -19,7 +19,12 @@ referee, on the platform's clock (the last line: today's bot against the one
 of git revision 09be2c6, with its default player, on Riddles' 10 s + 500 ms;
 ``--plot`` draws each side's bank left and time used by move).
 ``--odds 2`` gives A twice B's clock (the last line but one: what twice the
-time is worth to the same bot).
+time is worth to the same bot). ``--b-turn-ms 300`` tells B's CodinGame bot,
+and gives it, 300 ms a turn (`told_turn.py`): with ``sims=`` in B's spec, a
+reference whose work a turn does not depend on how much the machine stalls::
+
+    .venv/bin/python benchmarks/strength.py mcts:net=default \
+        mcts:net=default,sims=11000@e827b65 --subprocess --b-turn-ms 300 --first-move-ms 3000
 ``SPEC@REV`` is ninefold as it was at a git revision: its source is exported
 once into ``.bench/revisions/`` and run by this Python, warmed up before the
 first game.
@@ -135,6 +140,7 @@ class Config:
     logs: str | None = None  # --subprocess: the bots' stderr, a file per bot and game here
     odds: float = 1.0  # time odds: A's clock (a move's time, or bank and increment) is
     # this many times B's
+    b_turn_ms: int | None = None  # codingame: B's turn, which its bot is told (told_turn.py)
 
     def scale(self, side: str) -> float:
         """How many times the given clock `side` ("A" or "B") gets (`odds`)."""
@@ -145,19 +151,24 @@ class Config:
         (A's scaled by `odds`: its time a turn, or its bank, increment and maximum)."""
         assert self.protocol is not None
         f = self.scale(side)
+        if side == "B" and self.b_turn_ms is not None:
+            return platform_control(self.protocol, turn_ms=self.b_turn_ms)
         return platform_control(
             self.protocol, turn_ms=None if self.ms is None else round(f * self.ms),
             bank_ms=None if self.bank is None else round(f * self.bank),
             increment_ms=round(f * self.inc) if self.bank is not None else None)
 
-    def command(self, spec: str) -> str:
-        """The command of a side's bot process: OpenSpiel's, or ``ninefold bot``."""
+    def command(self, side: str) -> str:
+        """The command of a side's bot process ("A" or "B"): OpenSpiel's, or ``ninefold
+        bot`` (B told its turn with `b_turn_ms`)."""
         assert self.protocol is not None
+        spec = self.spec_a if side == "A" else self.spec_b
         if spec == "openspiel":
             return openspiel_command(self.protocol, self.ms, self.safety_ms)
         spec, rev = split_revision(spec)
         src = revision_src(rev) if rev else None
-        return ninefold_command(self.protocol, spec or None, self.rules, src)
+        told = self.b_turn_ms if side == "B" else None
+        return ninefold_command(self.protocol, spec or None, self.rules, src, told)
 
 
 _players: dict[tuple[str, str], Player] = {}
@@ -231,8 +242,8 @@ def play_process_game(cfg: Config, opening: str | None, a_is_x: bool,
     """One game (of the `pair`th pair) between two bot processes under the arena's referee,
     on the platform's clock with no allowances: a late answer loses, as on the platform."""
     tcs = {side: cfg.time_control(side) for side in ("A", "B")}
-    a = Seat.external(cfg.command(cfg.spec_a), cfg.protocol or "", name="A", tc=tcs["A"])
-    b = Seat.external(cfg.command(cfg.spec_b), cfg.protocol or "", name="B", tc=tcs["B"])
+    a = Seat.external(cfg.command("A"), cfg.protocol or "", name="A", tc=tcs["A"])
+    b = Seat.external(cfg.command("B"), cfg.protocol or "", name="B", tc=tcs["B"])
     x, o = (a, b) if a_is_x else (b, a)
     result = referee_game(x, o, rules=cfg.rules, opening=opening,
                           first_move_ms=cfg.first_move_ms, log_dir=cfg.logs,
@@ -289,7 +300,8 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
     se = statistics.stdev(per_pair) / math.sqrt(len(per_pair)) if len(per_pair) > 1 else 0.5
     lo, hi = score - 1.96 * se, score + 1.96 * se
     if cfg.protocol:
-        clock = f"bot processes speaking {cfg.protocol}, {cfg.time_control()}"
+        shown = cfg.time_control("A" if cfg.b_turn_ms else "B")  # B's is told apart below
+        clock = f"bot processes speaking {cfg.protocol}, {shown}"
     elif cfg.bank is None:
         clock = f"{cfg.ms:g} ms/move"
     else:
@@ -298,6 +310,8 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
         clock += f"; time odds: A's clock x{cfg.odds:g}"
         if cfg.protocol:
             clock += f" ({cfg.time_control('A')})"
+    if cfg.b_turn_ms is not None:
+        clock += f"; B told and given {cfg.b_turn_ms} ms a turn"
     openings = "colour-swapped pairs" if cfg.protocol == "codingame" else "paired openings"
     lines = [
         f"{cfg.spec_a} vs {cfg.spec_b}  ({cfg.rules}, {clock}, {n} games, "
@@ -380,7 +394,7 @@ def plot_requests(results: list[GameResult], cfg: Config, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    tc = cfg.time_control()
+    tc = cfg.time_control("A" if cfg.b_turn_ms else "B")
     fig, ax = plt.subplots(figsize=(9, 4.2))
     for side, spec, colour in (("A", cfg.spec_a, "tab:blue"), ("B", cfg.spec_b, "tab:orange")):
         asked = [q for r in results for q in r.requests.get(side, [])]
@@ -452,6 +466,10 @@ def main(
     odds: float = typer.Option(1.0, help=(
         "Time odds: A's clock is this many times B's (its time a move, or its bank, "
         "increment and maximum): what more time is worth.")),
+    b_turn_ms: int = typer.Option(None, help=(
+        "With --subprocess --protocol codingame: B's turn in ms, which its bot is told "
+        "(benchmarks/told_turn.py). With sims= in B's spec, a reference that does the same "
+        "work a turn whatever the machine's stalls.")),
 ) -> None:
     protocol = protocol.strip().lower()
     if subprocess and protocol not in PROTOCOLS:
@@ -467,6 +485,11 @@ def main(
         bank, inc = float(TimeControl().bank_ms), float(TimeControl().increment_ms)
     if not 0.01 <= odds <= 100:
         raise typer.BadParameter("give a factor from 0.01 to 100", param_hint="--odds")
+    if b_turn_ms is not None and not (subprocess and protocol == "codingame"):
+        raise typer.BadParameter("B's turn is told to a codingame bot: add --subprocess "
+                                 "--protocol codingame", param_hint="--b-turn-ms")
+    if b_turn_ms is not None and not (1 <= b_turn_ms <= 60_000 and odds == 1.0):
+        raise typer.BadParameter("give 1 to 60000 ms, without --odds", param_hint="--b-turn-ms")
     if plot and not subprocess:
         raise typer.BadParameter("the plot draws the bots' requests: add --subprocess")
     if plot and not plot.resolve().parent.is_dir():  # said before the games, not after
@@ -475,7 +498,7 @@ def main(
         raise typer.BadParameter("SPEC@REV plays as a bot process: add --subprocess")
     cfg = Config(a, b, rules, None if bank else ms, bank, inc,
                  protocol=protocol if subprocess else None, safety_ms=safety_ms,
-                 first_move_ms=first_move_ms, logs=logs, odds=odds)
+                 first_move_ms=first_move_ms, logs=logs, odds=odds, b_turn_ms=b_turn_ms)
     if subprocess:
         warm_sides(cfg)
     saved = SavedGames(save, cfg, seed) if save else None
@@ -502,16 +525,17 @@ def warm_sides(cfg: Config) -> None:
     first start compiles for about 20 s), exporting a ``SPEC@REV`` side's source first,
     so that no game is played while a bot compiles."""
     assert cfg.protocol is not None
-    sides = {split_revision(spec)[1]: spec for spec in (cfg.spec_b, cfg.spec_a)
+    sides = {split_revision(spec)[1]: (side, spec) for side, spec
+             in (("B", cfg.spec_b), ("A", cfg.spec_a))
              if spec != "openspiel"}  # a tree is warmed once, whatever its players
-    for rev, spec in sides.items():
+    for rev, (side, spec) in sides.items():
         try:
             src = revision_src(rev) if rev else None
             console.print(f"{spec}: warming up ninefold{f' at {rev}' if rev else ''}"
                           " (a first run compiles)")
             if not warm_cache(src, WARM_WAIT_MS / 1000):
-                first_answer(cfg.command(spec), cfg.protocol, cfg.rules,
-                             cfg.time_control().with_allowances(WARM_WAIT_MS, 0))
+                first_answer(cfg.command(side), cfg.protocol, cfg.rules,
+                             cfg.time_control(side).with_allowances(WARM_WAIT_MS, 0))
         except (ValueError, BotFault) as exc:
             raise typer.BadParameter(str(getattr(exc, "reason", exc)), param_hint=spec) from None
 

@@ -197,9 +197,24 @@ def test_strength_plays_ninefold_at_a_git_revision(tmp_path):
         assert "engine ready" in text and "compiling" not in text, (log.name, text)
 
 
+def test_strength_tells_b_a_longer_turn_and_gives_it():
+    """--b-turn-ms: B's bot (benchmarks/told_turn.py) plans its turns on the time it is told,
+    and the referee gives it that time. Not told, the bot would stop within CodinGame's 100
+    ms; told 400 ms, its `ms=300` search runs out its 300 ms, and no turn is late."""
+    done = run("strength.py", "random", "mcts:ms=300", "--subprocess", "--protocol",
+               "codingame", "--games", "2", "--b-turn-ms", "400")
+    assert done.returncode == 0, done.stderr
+    assert "turn=100,first=1000; B told and given 400 ms a turn" in done.stdout
+    assert "lost on time: A 0, B 0" in done.stdout
+    line = next(x for x in done.stdout.splitlines() if x.startswith("B (mcts:ms=300)"))
+    assert int(line.split("time a turn median ")[1].split(" ms")[0]) > 150, line
+
+
 @pytest.mark.parametrize(("args", "words"), [
     (("random", "random@no-such-revision", "--subprocess", "--protocol", "riddles"),
      "git knows no revision"),
+    (("random", "random", "--b-turn-ms", "300"), "add --subprocess --protocol codingame"),
+    (("random", "random", "--subprocess", "--b-turn-ms", "0"), "give 1 to 60000 ms"),
     (("random", "random@HEAD"), "add --subprocess"),
     (("random", "random", "--plot", "x.png"), "add --subprocess"),
     (("random", "random", "--subprocess", "--protocol", "riddles", "--plot", "/no/such/x.png"),
