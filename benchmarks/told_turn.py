@@ -17,6 +17,7 @@ revision whose ``CodinGameRunner`` takes ``turn_ms`` (all since the protocol lan
 from __future__ import annotations
 
 import functools
+import importlib.util
 import runpy
 import sys
 
@@ -36,7 +37,11 @@ def main(argv: list[str]) -> None:
 
     codingame.CodinGameRunner.__init__ = told  # type: ignore[method-assign]
     sys.argv = ["ninefold", *argv[1:]]
-    runpy.run_module("ninefold.cli", run_name="__main__", alter_sys=True)
+    # the entry point the revision's console script uses: `ninefold bot` goes the lean way
+    # there (`ninefold.command`); `ninefold.cli` would import typer, rich and numba first
+    lean = importlib.util.find_spec("ninefold.__main__") is not None
+    runpy.run_module("ninefold" if lean else "ninefold.cli", run_name="__main__",
+                     alter_sys=True)
 
 
 if __name__ == "__main__":

@@ -212,6 +212,24 @@ def test_strength_tells_b_a_longer_turn_and_gives_it():
     assert int(line.split("time a turn median ")[1].split(" ms")[0]) > 150, line
 
 
+@pytest.mark.parametrize("told_turn_ms", [None, 300])
+def test_a_revisions_bot_starts_the_lean_way(told_turn_ms):
+    """A bot run from a revision's source (``SPEC@REV``), told a turn or not, starts through
+    the entry point the console script uses: no typer, rich, numpy or numba before its
+    first answer. (Through ``ninefold.cli`` it read its first request after about a
+    second, and half its first answers as X passed CodinGame's 1,000 ms.)"""
+    argv = botgames.ninefold_argv(BENCH.parent / "src", told_turn_ms)
+    at = argv.index(sys.executable) + 1
+    argv[at:at] = ["-X", "importtime"]  # this process's imports, on stderr
+    done = subprocess.run([*argv, "bot", "--protocol", "codingame"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:") and "|" in line}
+    assert "ninefold.command" in imported
+    assert not imported & {"typer", "rich", "numpy", "numba"}, sorted(imported)
+
+
 @pytest.mark.parametrize(("args", "words"), [
     (("random", "random@no-such-revision", "--subprocess", "--protocol", "riddles"),
      "git knows no revision"),
