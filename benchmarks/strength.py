@@ -158,6 +158,12 @@ class Config:
             bank_ms=None if self.bank is None else round(f * self.bank),
             increment_ms=round(f * self.inc) if self.bank is not None else None)
 
+    @property
+    def shown_side(self) -> str:
+        """The side whose clock a match's header and plot show: B's, unless B is told a
+        turn of its own (`b_turn_ms`, shown apart)."""
+        return "A" if self.b_turn_ms else "B"
+
     def command(self, side: str) -> str:
         """The command of a side's bot process ("A" or "B"): OpenSpiel's, or ``ninefold
         bot`` (B told its turn with `b_turn_ms`)."""
@@ -300,7 +306,7 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
     se = statistics.stdev(per_pair) / math.sqrt(len(per_pair)) if len(per_pair) > 1 else 0.5
     lo, hi = score - 1.96 * se, score + 1.96 * se
     if cfg.protocol:
-        shown = cfg.time_control("A" if cfg.b_turn_ms else "B")  # B's is told apart below
+        shown = cfg.time_control(cfg.shown_side)
         clock = f"bot processes speaking {cfg.protocol}, {shown}"
     elif cfg.bank is None:
         clock = f"{cfg.ms:g} ms/move"
@@ -394,7 +400,7 @@ def plot_requests(results: list[GameResult], cfg: Config, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    tc = cfg.time_control("A" if cfg.b_turn_ms else "B")
+    tc = cfg.time_control(cfg.shown_side)
     fig, ax = plt.subplots(figsize=(9, 4.2))
     for side, spec, colour in (("A", cfg.spec_a, "tab:blue"), ("B", cfg.spec_b, "tab:orange")):
         asked = [q for r in results for q in r.requests.get(side, [])]
@@ -488,6 +494,9 @@ def main(
     if b_turn_ms is not None and not (subprocess and protocol == "codingame"):
         raise typer.BadParameter("B's turn is told to a codingame bot: add --subprocess "
                                  "--protocol codingame", param_hint="--b-turn-ms")
+    if b_turn_ms is not None and b == "openspiel":
+        raise typer.BadParameter("B's turn is told to a ninefold bot; the OpenSpiel bot "
+                                 "thinks --ms", param_hint="--b-turn-ms")
     if b_turn_ms is not None and not (1 <= b_turn_ms <= 60_000 and odds == 1.0):
         raise typer.BadParameter("give 1 to 60000 ms, without --odds", param_hint="--b-turn-ms")
     if plot and not subprocess:
