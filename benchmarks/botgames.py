@@ -53,15 +53,14 @@ def ninefold_argv(src: Path | None = None, told_turn_ms: int | None = None) -> l
     late in half the games (measured).
     """
     script = Path(sys.executable).with_name("ninefold")
+    env = ["env", f"PYTHONPATH={src}"] if src is not None else []
+    module = entry_module(src or HERE.parent / "src")
     if told_turn_ms is not None:
-        env = ["env", f"PYTHONPATH={src}"] if src is not None else []
         return [*env, sys.executable, str(Path(__file__).with_name("told_turn.py")),
-                str(told_turn_ms)]
-    if src is not None:
-        return ["env", f"PYTHONPATH={src}", sys.executable, "-m", entry_module(src)]
-    if script.exists():
+                str(told_turn_ms), module]
+    if src is None and script.exists():
         return [str(script)]
-    return [sys.executable, "-m", "ninefold.cli"]
+    return [*env, sys.executable, "-m", module]
 
 
 def entry_module(src: Path) -> str:
