@@ -103,3 +103,41 @@ def test_distillation_refuses_bad_data_or_device_in_one_line(tmp_path, args, say
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert says.replace("{tmp}", str(tmp_path)) in " ".join(done.stderr.replace("│", "").split())
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
+def test_training_on_from_a_network(tmp_path):
+    """``--start FILE``: the student starts from that network's weights (a new round of
+    it), recorded in its `meta`; before any training it is that network."""
+    from ninefold.players.net import random_net, save_net, sha256
+
+    first = tmp_path / "first.npz"
+    save_net(random_net(3, 16, 8), first, {})
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "ninefold.learn.distill", "--out", str(out), "--hidden", "16,8",
+           "--games", "2", "--chunk", "2", "--sims", "8", "--epochs", "1", "--lr", "1e-6",
+           "--gate-pairs", "1", "--gate-sims", "8", "--start", str(first)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"starting from {first}: held-out" in done.stderr
+    meta = net_meta(out / "student.npz")
+    assert meta["start"] == {"file": "first.npz", "sha256": sha256(first)}
+    assert meta["course"]["lr"] == 1e-6
+    # at a learning rate of 1e-6 for one step or two the weights barely move
+    student, start = load_net(out / "student.npz"), load_net(first)
+    assert abs(student.w1 - start.w1).max() < 1e-3
+
+
+@pytest.mark.parametrize(("start", "says"), [
+    ("{tmp}/none.npz", "ninefold.learn.distill: --start: no network file '{tmp}/none.npz'"),
+    ("default", "ninefold.learn.distill: --start: 'default' is a 512-128 network, not "
+                "--hidden's 16-8"),
+])
+def test_distillation_refuses_a_bad_start_in_one_line(tmp_path, start, says):
+    done = subprocess.run([sys.executable, "-m", "ninefold.learn.distill", "--out",
+                           str(tmp_path / "run"), "--hidden", "16,8",
+                           "--start", start.replace("{tmp}", str(tmp_path))],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == says.replace("{tmp}", str(tmp_path))
+    assert not (tmp_path / "run").exists()

@@ -28,6 +28,10 @@ last of them). A student as large as the teacher, trained longer on more of
 its games, is a stronger network: that is how the shipped one was made
 (docs/players.md, "A longer training on more of the network's games").
 ``--device cuda`` trains on a GPU, as ``python -m ninefold.learn`` does.
+``--start FILE`` trains on from that network's weights instead of random ones
+(its shape is the student's; ``--lr`` sets the peak learning rate, lower
+for a network that only needs to move a little): a new round of the shipped
+network, trained on its own newer games.
 Last, a match at equal simulations against the teacher (``--gate-pairs``
 paired games from random-four openings, each with its playout share
 ``--student-mix`` and ``--teacher-mix``) says what the smaller network costs
@@ -81,6 +85,7 @@ class Course:
     seed: int = 7001
     workers: int = 2
     data: tuple[str, ...] = ()  # more positions' files, trained on before the run's own
+    start: str = ""  # a network whose weights the student starts from ("": random weights)
     device: str = "cpu"  # where PyTorch trains
 
 
@@ -116,6 +121,7 @@ def distill(course: Course, out: Path, command: str) -> Path:
     from ninefold.players.net_inputs import DEFAULT_PATH
 
     teacher_path = DEFAULT_PATH if course.teacher == "default" else Path(course.teacher)
+    start_path = DEFAULT_PATH if course.start == "default" else Path(course.start)
     teacher = Searcher(str(teacher_path), course.c, course.teacher_mix)
     out.mkdir(parents=True, exist_ok=True)
     tasks = Processes(course.workers)
@@ -155,7 +161,10 @@ def distill(course: Course, out: Path, command: str) -> Path:
             blend_with_teacher(train, positions, teacher_net, course.teacher_share)
         say(f"teacher on the held-out positions: {teacher_losses}")
         torch.manual_seed(course.seed)
-        model = PolicyValue(*course.hidden).to(device)
+        model = (from_net(load_net(course.start)) if course.start
+                 else PolicyValue(*course.hidden)).to(device)
+        if course.start:
+            say(f"starting from {course.start}: held-out {evaluate_losses(model, valid)}")
         say(f"training a {course.hidden[0]}-{course.hidden[1]} student on {len(train)} "
             f"positions (x8 symmetries), {course.epochs} epochs, on {device}")
         t0 = time.perf_counter()
@@ -171,6 +180,8 @@ def distill(course: Course, out: Path, command: str) -> Path:
                 "teacher": {"file": teacher_path.name, "sha256": sha256(teacher_path)},
                 "data": [p.name for p in [*cheap_files, *files]], "positions": len(train),
                 "more_data": [{"file": Path(p).name, "sha256": sha256(p)} for p in course.data],
+                "start": ({"file": start_path.name, "sha256": sha256(start_path)}
+                          if course.start else None),
                 "held_out": {"student": losses.__dict__, "teacher": teacher_losses.__dict__},
                 "torch": torch.__version__}
         save_net(to_net(model.cpu()), student, meta)
@@ -247,6 +258,7 @@ def main(
     student_mix: float = typer.Option(Course.student_mix, min=0.0, max=1.0,
                                       help="The student's playout share in the match."),
     epochs: int = typer.Option(Course.epochs, min=1, help="Training passes over the data."),
+    lr: float = typer.Option(Course.lr, min=1e-6, max=1.0, help="Peak learning rate."),
     gate_pairs: int = typer.Option(Course.gate_pairs, min=1, help="Pairs of match games."),
     gate_sims: int = typer.Option(Course.gate_sims, min=2, help="Simulations a match move."),
     seed: int = typer.Option(Course.seed, help="Seed of everything random."),
@@ -255,13 +267,15 @@ def main(
         help="More positions to train on (a self-play data_K.npz; repeat for more).")] = None,
     device: str = typer.Option("cpu", help="Where PyTorch trains: cpu, cuda, or auto (cuda "
                                "when there is one)."),
+    start: str = typer.Option("", help="A network file to train on from ('default': the "
+                              "shipped one; its shape is --hidden's); none: random weights."),
 ) -> None:
     """Teach a smaller network with the teacher's self-play."""
     course = Course(teacher=teacher, hidden=_hidden(hidden), games=games, chunk=chunk, sims=sims,
                     cheap_games=cheap_games, cheap_sims=cheap_sims, teacher_share=teacher_share,
-                    teacher_mix=teacher_mix, student_mix=student_mix, epochs=epochs,
+                    teacher_mix=teacher_mix, student_mix=student_mix, epochs=epochs, lr=lr,
                     gate_pairs=gate_pairs, gate_sims=gate_sims, seed=seed, workers=workers,
-                    data=tuple(str(p) for p in data or ()), device=device)
+                    data=tuple(str(p) for p in data or ()), device=device, start=start)
     if games < 2 and not data:
         raise typer.BadParameter(f"{games}: at least 2 games, or positions from --data",
                                  param_hint="--games")
@@ -281,6 +295,15 @@ def main(
         load_net(teacher)  # a missing or damaged teacher is said in one line, before any work
     except NetError as exc:
         sys.exit(f"ninefold.learn.distill: --teacher: {exc}")
+    if start:
+        try:
+            first = load_net(start)
+        except NetError as exc:
+            sys.exit(f"ninefold.learn.distill: --start: {exc}")
+        shape = (first.b1.shape[0], first.b2.shape[0])
+        if shape != course.hidden:
+            sys.exit(f"ninefold.learn.distill: --start: {start!r} is a {shape[0]}-{shape[1]} "
+                     f"network, not --hidden's {course.hidden[0]}-{course.hidden[1]}")
     command = "python -m ninefold.learn.distill " + shlex.join(sys.argv[1:])
     print(distill(course, out, command))
 
