@@ -179,8 +179,9 @@ def test_search_evaluation_is_the_reference_and_quantised_close_to_it():
 # --- files --------------------------------------------------------------------------------
 
 
-# the network shipped until 2026-11-27 evening (1db5f86 has it): the teacher in the recipe
-PREVIOUS_SHA256 = "246132ecf889a8cdf146ba65b19d95b6aeb79913df833f2b7ba26b69511fb41c"
+# the network shipped until 2026-11-28 (e2c708a has it): the one this network trained on
+# from, and whose search played its games
+PREVIOUS_SHA256 = "06d9fdf416fe66eedc8f47469a12e414469eaac46f942cb7dbc6d99234a6a38b"
 
 
 def test_shipped_weights_load_with_their_shape_checksum_and_recipe():
@@ -189,11 +190,13 @@ def test_shipped_weights_load_with_their_shape_checksum_and_recipe():
         assert getattr(net, name).shape == shape
         assert getattr(net, name).dtype == np.float32
     assert sha256(DEFAULT_PATH) == DEFAULT_SHA256
-    meta = net_meta("default")  # larger, on the games of the last two networks shipped
-    assert meta["command"].startswith("python -m ninefold.learn.distill --out /tmp/st/s_512_128 ")
-    assert meta["course"]["seed"] == 122000 and meta["course"]["hidden"] == list(HIDDEN)
-    assert meta["data"] == [] and len(meta["more_data"]) == 17 and "H100" in meta["trained_on"]
-    assert meta["teacher"]["sha256"] == PREVIOUS_SHA256
+    meta = net_meta("default")  # the one before, trained on from it on its own newer games
+    assert meta["command"].startswith("python -m ninefold.learn.distill --out /work/data/r11 ")
+    assert meta["command"].endswith(" --start default")
+    assert meta["course"]["seed"] == 140000 and meta["course"]["hidden"] == list(HIDDEN)
+    assert meta["data"] == [f"data_{k}.npz" for k in range(28)] and meta["more_data"] == []
+    assert meta["teacher"]["sha256"] == meta["start"]["sha256"] == PREVIOUS_SHA256
+    assert "CPU" in meta["trained_on"]
     assert meta["held_out"]["student"]["policy"] < meta["held_out"]["teacher"]["policy"]
 
 

@@ -10,8 +10,8 @@ module:
 - **lines**: the network's move (`LINES_SPEC`) under CodinGame's rules in the
   games that open with the book's first move, up to `LINE_PLIES` moves in,
   in each position where the side to move has played the book's moves and
-  the other side anything (`line_positions`: 1,474 positions), looked up with
-  the rules.
+  the other side anything (`line_positions`: 1,363 positions with the shipped
+  network), looked up with the rules.
 
 A bot answers with this player while its search is still loading
 (`ninefold.protocols.engine`); it imports no numba. At CodinGame's clock the

@@ -41,7 +41,7 @@ HIDDEN = (512, 128)  # the shipped network's, and what `python -m ninefold.learn
 _FLAGS = ((FLAG_COUNT_FULL, COUNT_FULL), (FLAG_OPEN_BOARDS, OPEN_BOARDS), (FLAG_WIN_FIVE, WIN_FIVE))
 
 DEFAULT_PATH = Path(__file__).with_name("net_default.npz")
-DEFAULT_SHA256 = "06d9fdf416fe66eedc8f47469a12e414469eaac46f942cb7dbc6d99234a6a38b"
+DEFAULT_SHA256 = "894c11fdcb9bc84bc4c80a027d3fa09f55944db653eec3f89140bf7fcc33d2bc"
 
 
 def board_features(board: Board) -> list[int]:
