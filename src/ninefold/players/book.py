@@ -22,7 +22,7 @@ lines answer the first turns where the naive player would have.
 >>> BookPlayer().play(Board()).info["reason"]
 'book'
 >>> len(read_book())
-1556
+1445
 """
 
 from __future__ import annotations
