@@ -13,7 +13,7 @@ import torch
 from ninefold import Board
 from ninefold.kernel import from_board
 from ninefold.learn.train import PolicyValue, encode, from_net, symmetries, to_net
-from ninefold.players import Limit, PlayerSpecError, make_player
+from ninefold.players import Limit, PlayerSpecError, make_player, net_inputs
 from ninefold.players import net as netmod
 from ninefold.players.net import (
     MAX_ACTIVE,
@@ -232,7 +232,7 @@ def test_bad_weights_files_give_one_clear_error(tmp_path):
 
 
 def test_a_missing_default_network_leaves_the_pure_search(tmp_path, monkeypatch):
-    monkeypatch.setattr(netmod, "DEFAULT_PATH", tmp_path / "gone.npz")
+    monkeypatch.setattr(net_inputs, "DEFAULT_PATH", tmp_path / "gone.npz")
     with pytest.raises(PlayerSpecError, match="no network file"):
         make_player("mcts:net=default")
     assert make_player("mcts:sims=50,seed=1").play(Board(), Limit()).move in Board().legal_moves

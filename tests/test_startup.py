@@ -421,9 +421,10 @@ def test_out_of_the_book_the_network_s_policy_answers_while_the_search_loads(eng
 
 
 def test_an_unreadable_network_leaves_the_naive_player_after_the_book(monkeypatch) -> None:
+    import ninefold.players.net_inputs as net_inputs
     import ninefold.players.policy as policy
 
-    monkeypatch.setattr(policy, "DEFAULT_PATH", Path("/nonexistent/net.npz"))
+    monkeypatch.setattr(net_inputs, "DEFAULT_PATH", Path("/nonexistent/net.npz"))
     policy.read_net.cache_clear()
     log = io.StringIO()
     try:

@@ -74,9 +74,9 @@ def main(
 def start_network(name: str) -> str:
     """The --start network's file (``default``: the shipped one), checked to load."""
     from ninefold.players.net import NetError, load_net
-    from ninefold.players.net_inputs import DEFAULT_PATH
+    from ninefold.players.net_inputs import net_path
 
-    path = DEFAULT_PATH if name == "default" else Path(name)
+    path = net_path(name)
     try:
         load_net(path)
     except NetError as exc:

@@ -118,10 +118,10 @@ def distill(course: Course, out: Path, command: str) -> Path:
     from ninefold.learn.tasks import Processes
     from ninefold.learn.train import Dataset, PolicyValue, evaluate_losses, fit, from_net, to_net
     from ninefold.players.net import load_net, save_net, sha256
-    from ninefold.players.net_inputs import DEFAULT_PATH
+    from ninefold.players.net_inputs import net_path
 
-    teacher_path = DEFAULT_PATH if course.teacher == "default" else Path(course.teacher)
-    start_path = DEFAULT_PATH if course.start == "default" else Path(course.start)
+    teacher_path = net_path(course.teacher)
+    start_path = net_path(course.start)
     teacher = Searcher(str(teacher_path), course.c, course.teacher_mix)
     out.mkdir(parents=True, exist_ok=True)
     tasks = Processes(course.workers)

@@ -70,7 +70,6 @@ from ninefold.players import warmup
 from ninefold.players.net_inputs import (
     CLOSED_BOARDS,
     COUNT_FULL,
-    DEFAULT_PATH,
     FEATURES,
     FREE_MOVE,
     HIDDEN,
@@ -86,6 +85,7 @@ from ninefold.players.net_inputs import (
     OWN_THREATS,
     PLAYS_O,
     WIN_FIVE,
+    net_path,
 )
 from ninefold.rules import FLAG_COUNT_FULL, FLAG_OPEN_BOARDS, FLAG_WIN_FIVE
 
@@ -406,7 +406,7 @@ def load_net(path: str | Path = "default") -> Net:
 
     Raises `NetError` with the reason if the file is missing or not a network.
     """
-    p = DEFAULT_PATH if str(path) == "default" else Path(path)
+    p = net_path(path)
     if p.is_file() and not zipfile.is_zipfile(p):
         raise NetError(f"network file {str(p)!r} is not a .npz weights file")
     try:
@@ -435,7 +435,7 @@ def load_net(path: str | Path = "default") -> Net:
 
 def net_meta(path: str | Path = "default") -> dict[str, object]:
     """The ``meta`` entry of a weights file: how the network was made."""
-    p = DEFAULT_PATH if str(path) == "default" else Path(path)
+    p = net_path(path)
     with np.load(p, allow_pickle=False) as data:
         return json.loads(str(data["meta"])) if "meta" in data.files else {}
 

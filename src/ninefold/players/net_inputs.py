@@ -44,6 +44,16 @@ DEFAULT_PATH = Path(__file__).with_name("net_default.npz")
 DEFAULT_SHA256 = "894c11fdcb9bc84bc4c80a027d3fa09f55944db653eec3f89140bf7fcc33d2bc"
 
 
+def net_path(name: str | Path) -> Path:
+    """The weights file a network's name stands for: ``"default"`` is the one shipped
+    with ninefold (`DEFAULT_PATH`), anything else a path.
+
+    >>> net_path("default") == DEFAULT_PATH, net_path("runs/a.npz")
+    (True, PosixPath('runs/a.npz'))
+    """
+    return DEFAULT_PATH if str(name) == "default" else Path(name)
+
+
 def board_features(board: Board) -> list[int]:
     """The indices of the features that are on in `board`, a game in progress, ascending:
     the same set `ninefold.players.net.features` finds, computed the readable way."""

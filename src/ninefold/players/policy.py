@@ -26,10 +26,9 @@ import sys
 import zipfile
 from array import array
 from functools import cache
-from pathlib import Path
 from typing import NamedTuple
 
-from ninefold.players.net_inputs import DEFAULT_PATH, FEATURES
+from ninefold.players.net_inputs import FEATURES, net_path
 from ninefold.players.net_inputs import board_features as features
 from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.players.registry import register
@@ -77,7 +76,7 @@ def _rows(values: array[float], width: int) -> list[array[float]]:
 def read_net(path: str = "default") -> PlainNet:
     """The network in the ``.npz`` `path` (``"default"``: the one shipped), for
     `forward`; `ValueError` with the reason if it is not a network."""
-    p = DEFAULT_PATH if path == "default" else Path(path)
+    p = net_path(path)
     try:
         with zipfile.ZipFile(p) as archive:
             arrays = {name: _npy(archive.read(f"{name}.npy"), name)
