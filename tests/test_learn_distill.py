@@ -93,6 +93,8 @@ def test_training_on_positions_played_before(tmp_path):
     (["--data", "{tmp}/none.npz"], "'{tmp}/none.npz': no such file"),
     (["--data", "{tmp}/text.npz"], "'{tmp}/text.npz': not a .npz file of positions"),
     (["--device", "gpu"], "--device: 'gpu': not cpu, cuda or auto"),
+    (["--rules", "chess"], "--rules: 'chess': not a rules preset"),
+    (["--empty-share", "1.5"], "--empty-share"),
 ])
 def test_distillation_refuses_bad_data_or_device_in_one_line(tmp_path, args, says):
     (tmp_path / "text.npz").write_text("not positions\n")

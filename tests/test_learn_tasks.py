@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ninefold.learn import selfplay
-from ninefold.learn.selfplay import FIELDS, Nets, Positions, Searcher
+from ninefold.learn.selfplay import FIELDS, Nets, Openings, Positions, Searcher
 from ninefold.learn.tasks import Processes, RayTasks
 from ninefold.players.net import random_net, save_net
 from ninefold.raycluster import ClusterError, ray_module
@@ -49,7 +49,7 @@ def test_ray_self_play_makes_the_process_pools_positions(cluster):
                                 "retries": 3}
 
 
-def _dies_once(nets: Nets, job: tuple[str, tuple[int, int, int, Searcher]]) -> Positions:
+def _dies_once(nets: Nets, job: tuple[str, tuple[int, int, int, Searcher, Openings]]) -> Positions:
     """Chunk 1 kills its own worker on its first attempt (a marker file says which)."""
     marker, args = job
     Path(marker, f"{os.getpid()}").touch()  # one file a worker process that ran a task
@@ -59,8 +59,29 @@ def _dies_once(nets: Nets, job: tuple[str, tuple[int, int, int, Searcher]]) -> P
     return selfplay._task(nets, args)
 
 
+def test_self_play_aimed_at_one_platform_starts_where_told():
+    """`Openings.only`: every game under that preset, from the empty board when the share
+    is 1 (a game's first position is the empty board, X to move), from random-four
+    openings when it is 0; the default mix is unchanged."""
+    from ninefold import kernel
+    from ninefold.rules import PRESETS, Board
+
+    empty = kernel.from_board(Board(PRESETS["codingame"]))
+    for share in (1.0, 0.0):
+        played = selfplay.generate(2, 8, Searcher(), 11, Processes(1), per_task=1,
+                                   openings=Openings.only("codingame", share))
+        assert set(played.flags.tolist()) == {PRESETS["codingame"].flags}
+        firsts = int(sum(np.array_equal(s, empty) for s in played.states))
+        assert firsts == (2 if share else 0)
+    mixed = selfplay.generate(2, 8, Searcher(), 11, Processes(1), per_task=1)
+    assert same(mixed, selfplay.generate(2, 8, Searcher(), 11, Processes(1), per_task=1,
+                                         openings=Openings()))
+    with pytest.raises(ValueError, match="not a rules preset"):
+        Openings.only("chess", 0.5)
+
+
 def test_a_killed_workers_chunk_is_played_again_and_counted_once(cluster, tmp_path):
-    chunks = [(1, 7 * 1_000_003 + k, 12, Searcher()) for k in range(3)]
+    chunks = [(1, 7 * 1_000_003 + k, 12, Searcher(), Openings()) for k in range(3)]
     finished: list[int] = []
     parts = cluster.map(_dies_once, Nets(), [(str(tmp_path), c) for c in chunks],
                         lambda k, _: finished.append(k))

@@ -27,6 +27,11 @@ before the run's own (so with ``--games 0`` the held-out tenth comes from the
 last of them). A student as large as the teacher, trained longer on more of
 its games, is a stronger network: that is how the shipped one was made
 (docs/players.md, "A longer training on more of the network's games").
+``--rules PRESET`` plays every self-play game under that rules preset and
+``--empty-share`` sets the share started from the empty board (by default the
+mix of presets `ninefold.learn.selfplay` uses, one game in ten from the empty
+board): ``--rules codingame --empty-share 0.75`` aims a round at CodinGame's
+games, where the second player's first moves decide most.
 ``--device cuda`` trains on a GPU, as ``python -m ninefold.learn`` does.
 ``--start FILE`` trains on from that network's weights instead of random ones
 (its shape is the student's; ``--lr`` sets the peak learning rate, lower
@@ -54,7 +59,9 @@ import numpy as np
 import typer
 from numba import njit
 
+from ninefold.learn.selfplay import EMPTY_SHARE, Openings
 from ninefold.players.net import Net, NetError, evaluate, load_net, new_scratch
+from ninefold.rules import PRESETS
 
 if TYPE_CHECKING:
     from ninefold.learn.selfplay import Positions
@@ -87,6 +94,14 @@ class Course:
     data: tuple[str, ...] = ()  # more positions' files, trained on before the run's own
     start: str = ""  # a network whose weights the student starts from ("": random weights)
     device: str = "cpu"  # where PyTorch trains
+    rules: str = ""  # the self-play games' rules preset ("": selfplay's mix)
+    empty_share: float = EMPTY_SHARE  # self-play games from the empty board
+
+    def openings(self) -> Openings:
+        """Where the self-play games start."""
+        if self.rules:
+            return Openings.only(self.rules, self.empty_share)
+        return Openings(empty=self.empty_share)
 
 
 @njit(cache=True)
@@ -135,7 +150,7 @@ def distill(course: Course, out: Path, command: str) -> Path:
             say(f"teacher self-play, chunk {k + 1}/{chunks}: {games} games at {course.sims} "
                 f"simulations a move")
             selfplay.generate(games, course.sims, teacher, course.seed + 1000 * k, tasks,
-                              selfplay.print_progress).save(path)
+                              selfplay.print_progress, openings=course.openings()).save(path)
         cheap_chunk = 4 * course.chunk
         cheap_files = [out / f"cheap_{k}.npz"
                        for k in range((course.cheap_games + cheap_chunk - 1) // cheap_chunk)]
@@ -145,7 +160,8 @@ def distill(course: Course, out: Path, command: str) -> Path:
                 say(f"teacher self-play for positions, chunk {k + 1}/{len(cheap_files)}: "
                     f"{games} games at {course.cheap_sims} simulations a move")
                 selfplay.generate(games, course.cheap_sims, teacher, course.seed + 2000 + 1000 * k,
-                                  tasks, selfplay.print_progress).save(path)
+                                  tasks, selfplay.print_progress,
+                                  openings=course.openings()).save(path)
         parts = [*(Positions.load(Path(p)) for p in course.data),
                  *(Positions.load(p) for p in [*cheap_files, *files])]
         last = parts[-1]
@@ -269,13 +285,21 @@ def main(
                                "when there is one)."),
     start: str = typer.Option("", help="A network file to train on from ('default': the "
                               "shipped one; its shape is --hidden's); none: random weights."),
+    rules: str = typer.Option("", help="Every self-play game under this rules preset (default: "
+                              "self-play's mix of presets)."),
+    empty_share: float = typer.Option(Course.empty_share, min=0.0, max=1.0,
+                                      help="The share of self-play games from the empty board."),
 ) -> None:
     """Teach a smaller network with the teacher's self-play."""
     course = Course(teacher=teacher, hidden=_hidden(hidden), games=games, chunk=chunk, sims=sims,
                     cheap_games=cheap_games, cheap_sims=cheap_sims, teacher_share=teacher_share,
                     teacher_mix=teacher_mix, student_mix=student_mix, epochs=epochs, lr=lr,
                     gate_pairs=gate_pairs, gate_sims=gate_sims, seed=seed, workers=workers,
-                    data=tuple(str(p) for p in data or ()), device=device, start=start)
+                    data=tuple(str(p) for p in data or ()), device=device, start=start,
+                    rules=rules, empty_share=empty_share)
+    if rules and rules not in PRESETS:
+        raise typer.BadParameter(f"{rules!r}: not a rules preset ({', '.join(PRESETS)})",
+                                 param_hint="--rules")
     if games < 2 and not data:
         raise typer.BadParameter(f"{games}: at least 2 games, or positions from --data",
                                  param_hint="--games")

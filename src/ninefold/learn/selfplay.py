@@ -5,8 +5,9 @@ search's visits each move got (the policy target), the search's value of the
 root and the game's result, both for the side to move (the value targets).
 Games start from a random-four opening (or the empty board, one in ten) under
 a rules preset drawn from `PRESET_MIX`, so the network sees every rule that
-changes what a position is worth; the first `SAMPLE_PLIES` moves are drawn in
-proportion to the visits, the rest are the search's best.
+changes what a position is worth (`Openings`; `Openings.only("codingame", 0.75)`
+aims a round at one platform's games instead); the first `SAMPLE_PLIES` moves
+are drawn in proportion to the visits, the rest are the search's best.
 
 `generate` runs the games in chunks of `GAMES_PER_TASK`, as tasks of a
 `ninefold.learn.tasks.Runner` (worker processes, or Ray tasks on a cluster),
@@ -42,6 +43,36 @@ SAMPLE_PLIES = 8  # moves after the opening drawn in proportion to the visits
 EMPTY_SHARE = 0.1  # games from the empty board rather than a random-four opening
 GAMES_PER_TASK = 10
 NODES = 4_000_000  # the most nodes a player's tree holds (`sims=` makes it smaller)
+
+
+@dataclass(frozen=True)
+class Openings:
+    """Where self-play games start: a rules preset drawn from `presets` (name, weight),
+    from the empty board in the share `empty` of games, else from a random-four opening.
+
+    >>> Openings.only("codingame", 0.75)
+    Openings(presets=(('codingame', 1.0),), empty=0.75)
+    """
+
+    presets: tuple[tuple[str, float], ...] = tuple(PRESET_MIX.items())
+    empty: float = EMPTY_SHARE
+
+    @classmethod
+    def only(cls, preset: str, empty: float) -> Openings:
+        """Every game under the rules `preset`, the share `empty` from the empty board."""
+        if preset not in PRESETS:
+            raise ValueError(f"{preset!r}: not a rules preset ({', '.join(PRESETS)})")
+        if not 0.0 <= empty <= 1.0:
+            raise ValueError(f"{empty}: the empty board's share is between 0 and 1")
+        return cls(((preset, 1.0),), empty)
+
+    def draw(self, rng: random.Random) -> tuple[Rules, list[int]]:
+        """One game's rules and opening actions."""
+        names, weights = zip(*self.presets, strict=True)
+        rules = PRESETS[rng.choices(names, weights=weights)[0]]
+        start = [] if rng.random() < self.empty else [
+            m.action for m in opening_moves(random_opening(rng))]
+        return rules, start
 
 
 @dataclass(frozen=True)
@@ -175,19 +206,12 @@ def play_game(player: MCTSPlayer, rules: Rules, start: list[int],
     )
 
 
-def _task(nets: Nets, args: tuple[int, int, int, Searcher]) -> Positions:
+def _task(nets: Nets, args: tuple[int, int, int, Searcher, Openings]) -> Positions:
     """Worker: `games` games with seed `seed` (a self-play chunk)."""
-    games, seed, sims, who = args
+    games, seed, sims, who, openings = args
     rng = random.Random(seed)
     player = nets.local(who).player(sims, seed)
-    names, weights = zip(*PRESET_MIX.items(), strict=True)
-    parts = []
-    for _ in range(games):
-        rules = PRESETS[rng.choices(names, weights=weights)[0]]
-        start = [] if rng.random() < EMPTY_SHARE else [
-            m.action for m in opening_moves(random_opening(rng))]
-        parts.append(play_game(player, rules, start, rng))
-    return Positions.concat(parts)
+    return Positions.concat([play_game(player, *openings.draw(rng), rng) for _ in range(games)])
 
 
 def _duel(nets: Nets, args: tuple[Searcher, Searcher, int, str, int]) -> float:
@@ -222,11 +246,11 @@ def match(a: Searcher, b: Searcher, sims: int, pairs: int, seed: int, runner: Ru
 
 def generate(games: int, sims: int, who: Searcher, seed: int, runner: Runner,
              progress: Callable[[int, int, float], None] | None = None,
-             per_task: int = GAMES_PER_TASK) -> Positions:
-    """`games` self-play games of `who` at `sims` simulations a move, in chunks of
-    `per_task` games run by `runner`; `progress` is told the games done as chunks
-    finish."""
-    tasks = [(min(per_task, games - k), seed * 1_000_003 + k, sims, who)
+             per_task: int = GAMES_PER_TASK, openings: Openings = Openings()) -> Positions:
+    """`games` self-play games of `who` at `sims` simulations a move, started as
+    `openings` says, in chunks of `per_task` games run by `runner`; `progress` is told
+    the games done as chunks finish."""
+    tasks = [(min(per_task, games - k), seed * 1_000_003 + k, sims, who, openings)
              for k in range(0, games, per_task)]
     played = 0
     t0 = time.perf_counter()
