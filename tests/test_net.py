@@ -179,9 +179,9 @@ def test_search_evaluation_is_the_reference_and_quantised_close_to_it():
 # --- files --------------------------------------------------------------------------------
 
 
-# the network shipped until 2026-11-28 (e2c708a has it): the one this network trained on
-# from, and whose search played its games
-PREVIOUS_SHA256 = "06d9fdf416fe66eedc8f47469a12e414469eaac46f942cb7dbc6d99234a6a38b"
+# the network shipped until 2026-11-28 late evening (ab4c1cf has it): the one this network
+# trained on from, and whose search played its games
+PREVIOUS_SHA256 = "894c11fdcb9bc84bc4c80a027d3fa09f55944db653eec3f89140bf7fcc33d2bc"
 
 
 def test_shipped_weights_load_with_their_shape_checksum_and_recipe():
@@ -190,13 +190,17 @@ def test_shipped_weights_load_with_their_shape_checksum_and_recipe():
         assert getattr(net, name).shape == shape
         assert getattr(net, name).dtype == np.float32
     assert sha256(DEFAULT_PATH) == DEFAULT_SHA256
-    meta = net_meta("default")  # the one before, trained on from it on its own newer games
-    assert meta["command"].startswith("python -m ninefold.learn.distill --out /work/data/r11 ")
-    assert meta["command"].endswith(" --start default")
-    assert meta["course"]["seed"] == 140000 and meta["course"]["hidden"] == list(HIDDEN)
-    assert meta["data"] == [f"data_{k}.npz" for k in range(28)] and meta["more_data"] == []
+    meta = net_meta("default")  # the one before, trained on from it on two rounds of its games
+    assert meta["command"].startswith("python -m ninefold.learn.distill --out /tmp/s13x ")
+    assert " --games 0 " in meta["command"] and " --start default " in meta["command"]
+    assert meta["course"]["seed"] == 170001 and meta["course"]["hidden"] == list(HIDDEN)
+    assert meta["data"] == [] and len(meta["more_data"]) == 20 + 29
     assert meta["teacher"]["sha256"] == meta["start"]["sha256"] == PREVIOUS_SHA256
-    assert "CPU" in meta["trained_on"]
+    r12, r13 = meta["selfplay"]
+    assert r12["games"] == 20000 and " --seed 150000 " in r12["command"]
+    assert r13["games"] == 29000 and " --rules codingame --empty-share 0.75" in r13["command"]
+    assert r12["played_by_sha256"] == r13["played_by_sha256"] == PREVIOUS_SHA256
+    assert "GPU" in meta["trained_on"]
     assert meta["held_out"]["student"]["policy"] < meta["held_out"]["teacher"]["policy"]
 
 
