@@ -61,7 +61,6 @@ from numba import njit
 
 from ninefold.learn.selfplay import EMPTY_SHARE, Openings
 from ninefold.players.net import Net, NetError, evaluate, load_net, new_scratch
-from ninefold.rules import PRESETS
 
 if TYPE_CHECKING:
     from ninefold.learn.selfplay import Positions
@@ -297,9 +296,10 @@ def main(
                     gate_pairs=gate_pairs, gate_sims=gate_sims, seed=seed, workers=workers,
                     data=tuple(str(p) for p in data or ()), device=device, start=start,
                     rules=rules, empty_share=empty_share)
-    if rules and rules not in PRESETS:
-        raise typer.BadParameter(f"{rules!r}: not a rules preset ({', '.join(PRESETS)})",
-                                 param_hint="--rules")
+    try:
+        course.openings()  # Openings.only says what is wrong with --rules
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--rules") from None
     if games < 2 and not data:
         raise typer.BadParameter(f"{games}: at least 2 games, or positions from --data",
                                  param_hint="--games")
