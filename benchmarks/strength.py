@@ -25,6 +25,16 @@ reference whose work a turn does not depend on how much the machine stalls::
 
     .venv/bin/python benchmarks/strength.py mcts:net=default \
         mcts:net=default,sims=11000@e827b65 --subprocess --b-turn-ms 300 --first-move-ms 3000
+
+``--settle-ms 3000`` starts both bots three seconds before each game's first
+request: a ninefold bot loads its search in 0.4 s on one machine and 2 s on
+another, and until then answers from its book and a fallback, so at
+CodinGame's 100 ms the figure depends on the machine; settled, both searches
+play from the first turn, as a bot with nothing to load does::
+
+    .venv/bin/python benchmarks/strength.py mcts:net=default mcts:net=default@e827b65 \
+        --subprocess --games 200 --seed 505 --first-move-ms 3000 --settle-ms 3000
+
 ``SPEC@REV`` is ninefold as it was at a git revision: its source is exported
 once into ``.bench/revisions/`` and run by this Python, warmed up before the
 first game.
@@ -141,6 +151,7 @@ class Config:
     odds: float = 1.0  # time odds: A's clock (a move's time, or bank and increment) is
     # this many times B's
     b_turn_ms: int | None = None  # codingame: B's turn, which its bot is told (told_turn.py)
+    settle_ms: int = 0  # --subprocess: the bots' time from their start to the first request
 
     def scale(self, side: str) -> float:
         """How many times the given clock `side` ("A" or "B") gets (`odds`)."""
@@ -253,7 +264,8 @@ def play_process_game(cfg: Config, opening: str | None, a_is_x: bool,
     x, o = (a, b) if a_is_x else (b, a)
     result = referee_game(x, o, rules=cfg.rules, opening=opening,
                           first_move_ms=cfg.first_move_ms, log_dir=cfg.logs,
-                          key=GameKey("A", "B", pair, 0 if a_is_x else 1))
+                          key=GameKey("A", "B", pair, 0 if a_is_x else 1),
+                          settle_ms=cfg.settle_ms)
     a_mark = Mark.X if a_is_x else Mark.O
     sides = {"A": a_mark, "B": a_mark.other}
     forfeit = next((s for s, m in sides.items() if lost_on_time(result, m)), None)
@@ -318,6 +330,8 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
             clock += f" ({cfg.time_control('A')})"
     if cfg.b_turn_ms is not None:
         clock += f"; B told and given {cfg.b_turn_ms} ms a turn"
+    if cfg.settle_ms:
+        clock += f"; bots settled {cfg.settle_ms} ms before the first request"
     openings = "colour-swapped pairs" if cfg.protocol == "codingame" else "paired openings"
     lines = [
         f"{cfg.spec_a} vs {cfg.spec_b}  ({cfg.rules}, {clock}, {n} games, "
@@ -476,6 +490,11 @@ def main(
         "With --subprocess --protocol codingame: B's turn in ms, which its bot is told "
         "(benchmarks/told_turn.py). With sims= in B's spec, a reference that does the same "
         "work a turn whatever the machine's stalls.")),
+    settle_ms: int = typer.Option(0, min=0, max=60_000, help=(
+        "With --subprocess: start both bots this long before each game's first request "
+        "(no platform's clock), so that a bot that loads its search first (ninefold's: "
+        "0.4-2 s, by machine) plays from its first turn: the engines' strength, not the "
+        "machine's start-up.")),
 ) -> None:
     protocol = protocol.strip().lower()
     if subprocess and protocol not in PROTOCOLS:
@@ -501,13 +520,17 @@ def main(
         raise typer.BadParameter("give 1 to 60000 ms, without --odds", param_hint="--b-turn-ms")
     if plot and not subprocess:
         raise typer.BadParameter("the plot draws the bots' requests: add --subprocess")
+    if settle_ms and not subprocess:
+        raise typer.BadParameter("the bots settle as processes: add --subprocess",
+                                 param_hint="--settle-ms")
     if plot and not plot.resolve().parent.is_dir():  # said before the games, not after
         raise typer.BadParameter(f"no folder {plot.resolve().parent}", param_hint="--plot")
     if not subprocess and any(split_revision(s)[1] for s in (a, b)):
         raise typer.BadParameter("SPEC@REV plays as a bot process: add --subprocess")
     cfg = Config(a, b, rules, None if bank else ms, bank, inc,
                  protocol=protocol if subprocess else None, safety_ms=safety_ms,
-                 first_move_ms=first_move_ms, logs=logs, odds=odds, b_turn_ms=b_turn_ms)
+                 first_move_ms=first_move_ms, logs=logs, odds=odds, b_turn_ms=b_turn_ms,
+                 settle_ms=settle_ms)
     if subprocess:
         warm_sides(cfg)
     saved = SavedGames(save, cfg, seed) if save else None
@@ -562,9 +585,10 @@ class SavedGames:
         self.path = path
         # sides at a git revision (SPEC@REV) are pinned; a side run from this tree is not
         pinned = all(split_revision(spec)[1] for spec in (cfg.spec_a, cfg.spec_b))
-        # (no time odds: no key, as in the files saved before there were odds)
+        # (no time odds, no settling: no key, as in the files saved before there were any)
         match = {k: v for k, v in asdict(cfg).items()
-                 if k != "logs" and not (k == "odds" and v == 1.0)}
+                 if k != "logs" and not (k == "odds" and v == 1.0)
+                 and not (k == "settle_ms" and v == 0)}
         self.head = {"match": match,
                      "seed": seed, "source": "pinned" if pinned else source_digest()}
 

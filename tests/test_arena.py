@@ -28,6 +28,7 @@ from ninefold.arena import (
     load_toml,
     match_elo,
     open_run,
+    play_game,
     run,
     schedule,
 )
@@ -357,6 +358,18 @@ def test_log_folders_are_safe_names(tmp_path) -> None:
     refuse_failing([seat], log_dir=tmp_path)
     made = [p.name for p in tmp_path.iterdir()]
     assert made == ["check-_odd_name"], made
+
+
+def test_settled_bots_get_their_first_request_that_long_after_they_start(tmp_path) -> None:
+    """`settle_ms` (strength.py --settle-ms): a bot that loads first plays from its first
+    turn; both bots wait at least that long, on no clock, and the game is played whole."""
+    x, o = bot("codingame", "stamp", name="x"), bot("riddles", "stamp", name="o")
+    result = play_game(x, o, rules="codingame", settle_ms=600, log_dir=tmp_path,
+                       key=GameKey("x", "o", 0, 0))
+    assert result.outcome.termination in (Termination.LINE, Termination.NO_MOVES)
+    for seat in ("x-X", "o-O"):
+        note = (tmp_path / seat / "x_o_0_0.log").read_text()
+        assert float(note.split("first request ")[1].split(" s")[0]) >= 0.55, note
 
 
 def test_match_cli_names_and_prints_the_match_line_once(tmp_path) -> None:

@@ -162,6 +162,18 @@ def test_strength_gives_time_odds_to_a_through_the_referees_clock(tmp_path):
     assert '"odds": 2.0' in head  # another match than the same run without odds
 
 
+def test_strength_settles_the_bots_before_each_game_and_keeps_it_apart(tmp_path):
+    saved = tmp_path / "settled.jsonl"
+    args = ("random", "random:seed=2", "--subprocess", "--protocol", "riddles", "--games", "2",
+            "--bank", "3000", "--inc", "100")
+    done = run("strength.py", *args, "--settle-ms", "300", "--save", str(saved))
+    assert done.returncode == 0, done.stderr
+    assert "bots settled 300 ms before the first request" in done.stdout
+    assert '"settle_ms": 300' in saved.read_text().splitlines()[0]
+    other = run("strength.py", *args, "--save", str(saved))  # unsettled: another match
+    assert other.returncode == 2 and "holds games of another run (match differ)" in other.stderr
+
+
 def test_strength_gives_time_odds_in_process_too():
     done = run("strength.py", "random", "random:seed=2", "--ms", "5", "--games", "2",
                "--odds", "3")
@@ -239,6 +251,7 @@ def test_a_revisions_bot_starts_the_lean_way(told_turn_ms):
      "the OpenSpiel bot thinks --ms"),
     (("random", "random@HEAD"), "add --subprocess"),
     (("random", "random", "--plot", "x.png"), "add --subprocess"),
+    (("random", "random", "--settle-ms", "1000"), "add --subprocess"),
     (("random", "random", "--subprocess", "--protocol", "riddles", "--plot", "/no/such/x.png"),
      "no folder /no/such"),
 ])

@@ -3,7 +3,8 @@
 Each bot takes a MODE argument; ``good`` plays a random legal move. The others:
 crash, crash-late, hang, garbage, flood, longline, illegal, occupied, spin,
 children, forks, escape, slow-once, skip-once, skip-alternate, stderr-spam, extra,
-decimal, silent-exit. PIDFILE (env) gets the pids of the bot and any children it
+decimal, silent-exit, stamp (plays well and writes on stderr how long after its start the
+first request came). PIDFILE (env) gets the pids of the bot and any children it
 starts; BOT_PAUSE_S (env) makes every answer wait that long.
 """
 
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import time
 
+START = time.monotonic()
 MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
 SLOW = float(os.environ.get("BOT_SLOW_S", "1.5"))
 PAUSE = float(os.environ.get("BOT_PAUSE_S", "0"))
@@ -77,6 +79,9 @@ def answer(good_line, bad_range_line, occupied_line):
     """Print the answer to one move request, misbehaving as MODE says."""
     global requests
     requests += 1
+    if MODE == "stamp" and requests == 1:
+        sys.stderr.write(f"first request {time.monotonic() - START:.3f} s after start\n")
+        sys.stderr.flush()
     if PAUSE:
         time.sleep(PAUSE)
     n = requests

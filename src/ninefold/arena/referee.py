@@ -297,9 +297,13 @@ def log_path(log_dir: str | Path | None, key: GameKey | None, seat: str) -> Path
 def play_game(x: Seat, o: Seat, *, rules: Rules | str = "standard", opening: str | None = None,
               first_move_ms: int | None = None, slack_ms: int | None = None,
               log_dir: str | Path | None = None, key: GameKey | None = None,
-              abort: Abort | None = None) -> GameResult:
+              abort: Abort | None = None, settle_ms: int = 0) -> GameResult:
     """Play one game; a bot that breaks its protocol's rules loses, with the reason.
-    Raises `Aborted` (and plays on no further) once `abort` is set."""
+    Raises `Aborted` (and plays on no further) once `abort` is set.
+
+    `settle_ms`: how long both bots, once started, wait for the first request, on no
+    clock. No platform gives it; a bot that loads its search first (ninefold's, 0.4-2 s)
+    then plays from its first turn, as a bot with nothing to load does."""
     board = Board(rules, opening=opening)
     seats = {Mark.X: x, Mark.O: o}
     bots: dict[Mark, Bot] = {}
@@ -321,6 +325,8 @@ def play_game(x: Seat, o: Seat, *, rules: Rules | str = "standard", opening: str
                 outcome = Outcome(mark.other, fault.termination)
                 reason = f"{seat.name} ({mark}): {fault.reason}"
                 break
+        if outcome is None and settle_ms > 0:
+            time.sleep(settle_ms / 1000.0)
         while outcome is None and not board.is_game_over():
             if abort is not None and abort.is_set():
                 raise Aborted("interrupted")
