@@ -5,9 +5,11 @@ planned to its cap. In-process runners with a player that notes its limits, and 
 from __future__ import annotations
 
 import io
+import os
 import random
 import statistics
 import sys
+import threading
 import time
 
 from ninefold import timing
@@ -50,6 +52,45 @@ def test_codingame_runner_gives_the_player_the_turn_less_the_safety() -> None:
     assert (1 - timing.TURN_SAFETY_CAP_SHARE) * 100 <= later <= 100 - timing.TURN_SAFETY_FLOOR_MS
     assert len(r.overshoots) == 1  # the second answer was timed (the first paid the start)
     assert len(r.wakes) == 2 and min(r.wakes) >= 0  # and both wake-ups after the player
+
+
+def _first_turn_think_ms(request_first: bool) -> float:
+    """The think time a CodinGame runner gives its player for the first turn, in a
+    process that started 2 s ago, with the first request (the first player's: ``-1 -1``
+    and the 81 moves) written into a real pipe before the runner reads, or 0.4 s after
+    it has begun to wait for it."""
+    player = Noting()
+    read_fd, write_fd = os.pipe()
+    legal = list(Board("codingame").legal_moves)
+    request = "\n".join(["-1 -1", str(len(legal)), *(f"{m.xy[1]} {m.xy[0]}" for m in legal)])
+    with os.fdopen(read_fd) as inp, os.fdopen(write_fd, "w") as out:
+        r = runner("codingame", player, inp=inp, out=io.StringIO(), log=io.StringIO())
+        r.started -= 2.0  # as if the process had started two seconds before
+        if request_first:
+            out.write(request + "\n")
+            out.flush()
+        thread = threading.Thread(target=r.run)
+        thread.start()
+        time.sleep(0.4)
+        if not request_first:
+            out.write(request + "\n")
+            out.flush()
+        time.sleep(0.1)
+    thread.join(10)
+    assert not thread.is_alive()
+    assert len(player.limits) == 2  # the warm-up, then the first turn
+    think = player.limits[1].move_ms
+    assert think is not None
+    return think
+
+
+def test_codingame_first_turn_runs_from_the_request_when_the_bot_waited_for_it() -> None:
+    """The second player's first request comes after the first player's whole first turn
+    (up to 1,000 ms), and CodinGame's clock runs from its write: a bot already waiting
+    for it thinks its 1,000 ms; one whose request was already there when it began to
+    read counts from its start, as before (here 2 s: next to nothing is left)."""
+    assert _first_turn_think_ms(request_first=False) >= 800.0
+    assert _first_turn_think_ms(request_first=True) <= 1.0
 
 
 def test_bank_runner_hands_the_player_the_bank_its_increment_and_its_cap() -> None:

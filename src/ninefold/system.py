@@ -15,8 +15,9 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import select
 from pathlib import Path
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 CGROUP_ROOT = "/sys/fs/cgroup"
 NO_CGROUP_LIMIT = 2**60  # a cgroup v1 memory limit this high is none (it says 2^63 - 4096)
@@ -131,3 +132,19 @@ def process_age_s() -> float:
         return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError):
         return 0.0
+
+
+def input_waiting(stream: IO[str]) -> bool:
+    """Whether `stream` has something to read at once; True when that cannot be told
+    (no file descriptor behind it): the cautious answer for a clock that may be running.
+    Only exact while nothing has been read from `stream` (Python's own buffer is not seen).
+
+    >>> import io
+    >>> input_waiting(io.StringIO(""))
+    True
+    """
+    try:
+        ready, _, _ = select.select([stream.fileno()], [], [], 0)
+    except (OSError, ValueError):  # io.UnsupportedOperation is an OSError and a ValueError
+        return True
+    return bool(ready)

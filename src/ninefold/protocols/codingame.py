@@ -89,6 +89,7 @@ class CodinGameRunner(BotRunner):
         board = Board(self.rules)
         turn = 0
         lines = iter(self.inp)
+        self.await_first_request()
         while True:
             head = next(lines, None)
             if head is None:
