@@ -179,10 +179,9 @@ def test_search_evaluation_is_the_reference_and_quantised_close_to_it():
 # --- files --------------------------------------------------------------------------------
 
 
-# the network shipped until 2026-11-29 (e894c63 has it): its search played the first round
-# of this network's games, and its child (PARENT_SHA256) trained on from it played the second
-PREVIOUS_SHA256 = "025e81d83a5b0ac6916efefa68f76cadab0e4dc7bb9795f343481a0c81956d8c"
-PARENT_SHA256 = "02d0a40c3d8540a11bc619f28fd6953341617049c10d2a86edf7a973fc073c66"
+# the network shipped until 2026-11-28 late evening (ab4c1cf has it): the one this network
+# trained on from, and whose search played its games
+PREVIOUS_SHA256 = "894c11fdcb9bc84bc4c80a027d3fa09f55944db653eec3f89140bf7fcc33d2bc"
 
 
 def test_shipped_weights_load_with_their_shape_checksum_and_recipe():
@@ -191,25 +190,17 @@ def test_shipped_weights_load_with_their_shape_checksum_and_recipe():
         assert getattr(net, name).shape == shape
         assert getattr(net, name).dtype == np.float32
     assert sha256(DEFAULT_PATH) == DEFAULT_SHA256
-    meta = net_meta("default")  # two rounds on from the one before, each on its own games
-    assert meta["command"].startswith("python -m ninefold.learn.distill --out /work/data/s15 ")
-    assert " --games 0 " in meta["command"]
-    assert " --start /work/data/s14/student.npz " in meta["command"]
-    assert meta["course"]["seed"] == 190001 and meta["course"]["hidden"] == list(HIDDEN)
-    assert meta["data"] == [] and len(meta["more_data"]) == 51 + 30
-    assert meta["teacher"]["sha256"] == meta["start"]["sha256"] == PARENT_SHA256
-    parent = meta["parent"]
-    assert parent["sha256"] == PARENT_SHA256
-    assert parent["meta"]["start"]["sha256"] == PREVIOUS_SHA256
-    assert " --start default " in parent["meta"]["command"]
-    assert len(parent["meta"]["more_data"]) == 51
-    r14, r15 = meta["selfplay"]
-    assert r14["games"] == 51000 and " --seed 180000 " in r14["command"]
-    assert r15["games"] == 30000 and " --seed 190000 " in r15["command"]
-    for run in (r14, r15):
-        assert " --rules codingame --empty-share 0.9" in run["command"]
-    assert r14["played_by_sha256"] == PREVIOUS_SHA256 and r15["played_by_sha256"] == PARENT_SHA256
-    assert "CPU" in meta["trained_on"]
+    meta = net_meta("default")  # the one before, trained on from it on two rounds of its games
+    assert meta["command"].startswith("python -m ninefold.learn.distill --out /tmp/s13x ")
+    assert " --games 0 " in meta["command"] and " --start default " in meta["command"]
+    assert meta["course"]["seed"] == 170001 and meta["course"]["hidden"] == list(HIDDEN)
+    assert meta["data"] == [] and len(meta["more_data"]) == 20 + 29
+    assert meta["teacher"]["sha256"] == meta["start"]["sha256"] == PREVIOUS_SHA256
+    r12, r13 = meta["selfplay"]
+    assert r12["games"] == 20000 and " --seed 150000 " in r12["command"]
+    assert r13["games"] == 29000 and " --rules codingame --empty-share 0.75" in r13["command"]
+    assert r12["played_by_sha256"] == r13["played_by_sha256"] == PREVIOUS_SHA256
+    assert "GPU" in meta["trained_on"]
     assert meta["held_out"]["student"]["policy"] < meta["held_out"]["teacher"]["policy"]
 
 
