@@ -30,7 +30,10 @@ reference whose work a turn does not depend on how much the machine stalls::
 request: a ninefold bot loads its search in 0.4 s on one machine and 2 s on
 another, and until then answers from its book and a fallback, so at
 CodinGame's 100 ms the figure depends on the machine; settled, both searches
-play from the first turn, as a bot with nothing to load does::
+play from the first turn, as a bot with nothing to load does. (A bot from
+before d92be18 counted its first CodinGame turn from its process's start, so
+settled it plays its first move with about 1 ms; later bots get the turn's
+1,000 ms from the request's coming: docs/arena.md.)::
 
     .venv/bin/python benchmarks/strength.py mcts:net=default mcts:net=default@e827b65 \
         --subprocess --games 200 --seed 505 --first-move-ms 3000 --settle-ms 3000
