@@ -12,11 +12,14 @@ import sys
 import threading
 import time
 
+import pytest
+
 from ninefold import timing
 from ninefold.arena.referee import Seat, play_game
 from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.protocols import runner
 from ninefold.protocols.clock import Clock, TimeControl
+from ninefold.protocols.fields import AIGAMES, RIDDLES, encode_field, encode_macroboard
 from ninefold.rules import Board, Mark, Move, Termination
 
 PY = sys.executable
@@ -54,32 +57,39 @@ def test_codingame_runner_gives_the_player_the_turn_less_the_safety() -> None:
     assert len(r.wakes) == 2 and min(r.wakes) >= 0  # and both wake-ups after the player
 
 
-def _first_turn_think_ms(request_first: bool) -> float:
-    """The think time a CodinGame runner gives its player for the first turn, in a
-    process that started 2 s ago, with the first request (the first player's: ``-1 -1``
-    and the 81 moves) written into a real pipe before the runner reads, or 0.4 s after
-    it has begun to wait for it."""
+def _first_limit(protocol: str, settings: list[str], request: list[str],
+                 request_first: bool) -> Limit:
+    """The limit a `protocol` runner gives its player for the first request, in a process
+    that started 2 s ago, over a real pipe: the `settings` lines are written before the
+    runner reads, and the `request` lines too (`request_first`), or 0.4 s after it has
+    begun to wait for them."""
     player = Noting()
     read_fd, write_fd = os.pipe()
-    legal = list(Board("codingame").legal_moves)
-    request = "\n".join(["-1 -1", str(len(legal)), *(f"{m.xy[1]} {m.xy[0]}" for m in legal)])
     with os.fdopen(read_fd) as inp, os.fdopen(write_fd, "w") as out:
-        r = runner("codingame", player, inp=inp, out=io.StringIO(), log=io.StringIO())
+        r = runner(protocol, player, inp=inp, out=io.StringIO(), log=io.StringIO())
         r.started -= 2.0  # as if the process had started two seconds before
-        if request_first:
-            out.write(request + "\n")
-            out.flush()
+        out.write("".join(f"{line}\n" for line in settings + (request if request_first
+                                                                 else [])))
+        out.flush()
         thread = threading.Thread(target=r.run)
         thread.start()
         time.sleep(0.4)
         if not request_first:
-            out.write(request + "\n")
+            out.write("".join(f"{line}\n" for line in request))
             out.flush()
         time.sleep(0.1)
     thread.join(10)
     assert not thread.is_alive()
-    assert len(player.limits) == 2  # the warm-up, then the first turn
-    think = player.limits[1].move_ms
+    assert len(player.limits) == 2  # the warm-up, then the first request
+    return player.limits[1]
+
+
+def _first_turn_think_ms(request_first: bool) -> float:
+    """`_first_limit` for CodinGame's first request (the first player's: ``-1 -1`` and
+    the 81 moves)."""
+    legal = list(Board("codingame").legal_moves)
+    request = ["-1 -1", str(len(legal)), *(f"{m.xy[1]} {m.xy[0]}" for m in legal)]
+    think = _first_limit("codingame", [], request, request_first).move_ms
     assert think is not None
     return think
 
@@ -91,6 +101,31 @@ def test_codingame_first_turn_runs_from_the_request_when_the_bot_waited_for_it()
     read counts from its start, as before (here 2 s: next to nothing is left)."""
     assert _first_turn_think_ms(request_first=False) >= 800.0
     assert _first_turn_think_ms(request_first=True) <= 1.0
+
+
+@pytest.mark.parametrize("protocol", ["aigames", "riddles"])
+def test_bank_first_request_runs_from_its_coming_when_the_bot_waited_for_it(
+        protocol: str) -> None:
+    """AI Games and Riddles write the settings at the game's start and the second
+    player's first request (``action move``) only after the first player's first move,
+    which a bank lets run for seconds. A bot waiting for that request has its whole bank
+    from the request's coming; the settings' coming or the process's start (2 s here)
+    would be taken off it, and beyond the hard limit the bot would play a rescue move.
+    A request there at once counts from the start, as before."""
+    enc = AIGAMES if protocol == "aigames" else RIDDLES
+    settings = ["settings timebank 10000", "settings time_per_move 500",
+                f"settings your_botid {enc.id_of(Mark.O)}"]
+    board = Board()
+    board.push(Move.parse("e5"))
+    request = [f"update game field {encode_field(board, enc)}",
+               f"update game macroboard {encode_macroboard(board, enc)}",
+               "action move 10000"]
+    waited = _first_limit(protocol, settings, request, request_first=False).bank_ms
+    there = _first_limit(protocol, settings, request, request_first=True).bank_ms
+    assert waited is not None and there is not None
+    full = 10000 - timing.RUNNER_SAFETY_MS
+    assert full - 100 <= waited <= full
+    assert there <= full - 2000
 
 
 def test_bank_runner_hands_the_player_the_bank_its_increment_and_its_cap() -> None:

@@ -2,7 +2,8 @@
 
 The CPUs this process may use, the computer's memory and the memory this
 process may use (``ulimit -v``, its cgroup's limit), and what ``/proc`` says
-about processes (their ids, users, states, thread counts; this one's age).
+about processes (their ids, users, states, thread counts; this one's age),
+and whether a line read from a pipe had to be waited for (`LineReader`).
 Every probe says "unknown" in its own way (None, 0, an empty list) where the
 OS does not tell (no ``/proc`` outside Linux): callers decide what that means.
 
@@ -16,6 +17,7 @@ import contextlib
 import math
 import os
 import select
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, NamedTuple
 
@@ -134,17 +136,69 @@ def process_age_s() -> float:
         return 0.0
 
 
-def input_waiting(stream: IO[str]) -> bool:
-    """Whether `stream` has something to read at once; True when that cannot be told
-    (no file descriptor behind it): the cautious answer for a clock that may be running.
-    Only exact while nothing has been read from `stream` (Python's own buffer is not seen).
+class LineReader:
+    """The lines of a text stream, each marked with whether it came while the reader
+    waited for input (`waited`, for the line last yielded): a referee's clock runs from
+    its write, and a request written while the bot already waited was written just now.
+
+    With a file descriptor behind the stream the reader reads it itself (``os.read``)
+    and checks it with a zero-timeout ``select`` before each read, so it knows what it
+    holds; Python's own buffer would hide that. Without one (or where ``select`` cannot
+    poll it) every line counts as already there: the cautious answer for a clock that
+    may have been running. The reader must be the stream's only reader.
 
     >>> import io
-    >>> input_waiting(io.StringIO(""))
-    True
+    >>> reader = LineReader(io.StringIO("a\\nb\\n"))
+    >>> [(line, reader.waited) for line in reader]
+    [('a\\n', False), ('b\\n', False)]
     """
-    try:
-        ready, _, _ = select.select([stream.fileno()], [], [], 0)
-    except (OSError, ValueError):  # io.UnsupportedOperation is an OSError and a ValueError
-        return True
-    return bool(ready)
+
+    CHUNK = 65536
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        try:
+            self.fd: int | None = stream.fileno()
+        except (OSError, ValueError):  # io.UnsupportedOperation is an OSError and a ValueError
+            self.fd = None
+        self.waited = False
+
+    def _ready(self) -> bool:
+        """Whether the descriptor has input at once (True when that cannot be told)."""
+        assert self.fd is not None
+        try:
+            ready, _, _ = select.select([self.fd], [], [], 0)
+        except (OSError, ValueError):
+            return True
+        return bool(ready)
+
+    def __iter__(self) -> Iterator[str]:
+        if self.fd is None:
+            for line in self.stream:
+                self.waited = False
+                yield line
+            return
+        buf = bytearray()
+        awaited_from: int | None = None  # where in `buf` what came after a wait begins
+        while True:
+            end = buf.find(b"\n")
+            if end < 0:
+                waited = not self._ready()
+                chunk = os.read(self.fd, self.CHUNK)
+                if not chunk:
+                    if buf:
+                        self.waited = awaited_from == 0
+                        yield buf.decode("utf-8", "replace")
+                    return
+                if not buf:
+                    awaited_from = 0 if waited else None
+                elif waited and awaited_from is None:
+                    awaited_from = len(buf)
+                buf += chunk
+                continue
+            line = buf[:end + 1].decode("utf-8", "replace")
+            del buf[:end + 1]
+            self.waited = awaited_from == 0
+            if awaited_from is not None:
+                awaited_from = max(0, awaited_from - end - 1)
+            yield line

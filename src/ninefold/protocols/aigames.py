@@ -118,14 +118,15 @@ class AIGamesRunner(BotRunner):
                                          "time_per_move": str(platform.increment_ms)}
         self.field: str | None = None
         self.macroboard: str | None = None
-        self.arrived: float | None = None  # when the first line since the last answer came
+        self.arrived: float | None = None  # when the request being read began to come
 
     def run(self) -> int:
         self.warm_up()
-        for line in read_lines(self.inp):
-            if self.arrived is None:
-                self.arrived = self.clock_starts()
+        for line in read_lines(self.reader):
             parts = line.split()
+            if self.arrived is None and parts[0] != "settings":
+                # a request's first line (the settings come once, at the game's start)
+                self.arrived = self.request_arrived()
             try:
                 if parts[0] == "settings" and len(parts) >= 3:
                     self.settings[parts[1]] = parts[2]

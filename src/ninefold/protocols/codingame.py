@@ -88,15 +88,14 @@ class CodinGameRunner(BotRunner):
         self.warm_up()
         board = Board(self.rules)
         turn = 0
-        lines = iter(self.inp)
-        self.await_first_request()
+        lines = iter(self.reader)
         while True:
             head = next(lines, None)
             if head is None:
                 return 0
             if not head.strip():
                 continue
-            start = self.clock_starts()  # the clock has run since the referee's write
+            start = self.request_arrived()  # the clock has run since the referee's write
             try:
                 row, col = (int(v) for v in head.split()[:2])
                 count = int(next(lines).strip())

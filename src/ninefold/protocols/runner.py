@@ -28,7 +28,7 @@ from ninefold.players.player import Limit, Player
 from ninefold.protocols import engine
 from ninefold.protocols.search_process import play_since, warm_up_player
 from ninefold.rules import Board, Move, Rules
-from ninefold.system import input_waiting, process_age_s
+from ninefold.system import LineReader, process_age_s
 
 GC_AFTER_ANSWER = 1  # the generations collected once an answer is written (young ones)
 
@@ -116,10 +116,11 @@ class BotRunner(ABC):
         self.log = log or sys.stderr
         self.rng = random.Random()
         self._busy = threading.Event()
+        self.reader = LineReader(self.inp)  # the only reader of `inp`
         # The platform's clock for the first request runs from about when the
         # process started (imports and warm-up count): remember when that was.
         # Unless the request came while the bot already waited for it
-        # (`await_first_request`): its clock then runs from its coming.
+        # (`request_arrived`): its clock then runs from its coming.
         self.started = time.monotonic() - process_age_s()
         self.first_request_awaited = False
         self.requests = 0
@@ -134,23 +135,27 @@ class BotRunner(ABC):
         self.said_at = 0.0  # when the last line was written (`time.monotonic()`)
         self.stalls = StallProbe()  # watched on a fixed time per turn (`turn_budget`)
 
-    def await_first_request(self) -> None:
-        """Just before the first line is read: note whether the referee has written it yet.
+    def request_arrived(self) -> float:
+        """A request's first line has just been read (from `reader`): its clock runs
+        from now (`time.monotonic()`, returned; `clock_starts`).
 
         A referee starts the bots at the game's start and writes a request when it is the
         bot's turn, and its clock runs from that write (CodinGame: "measured between the
-        moment when we start sending you some inputs and the time we read your output").
-        The first player's request is written at once, while the bot still starts up, so
-        its first turn counts from the process's start (`startup_ms`). The second
-        player's comes after the first player's whole first turn, up to 1,000 ms: if the
-        bot is already waiting for it, it had not been written, and its clock starts when
-        it comes; counting from the start would leave that turn next to nothing."""
-        self.first_request_awaited = not input_waiting(self.inp)
+        moment when we start sending you some inputs and the time we read your output";
+        AI Games and Riddles ask with ``action move``). The first player's first request
+        is written at once, while the bot still starts up, so that turn counts from the
+        process's start (`startup_ms`). The second player's comes after the first
+        player's whole first turn (up to 1,000 ms at CodinGame, seconds from a bank): if
+        the bot was already waiting for it (`LineReader.waited`), its clock starts when
+        it came; counting from the start would leave that turn next to nothing."""
+        if not self.requests:
+            self.first_request_awaited = self.reader.waited
+        return self.clock_starts()
 
     def startup_ms(self, at: float | None = None) -> float:
         """For the first request: time spent since the process started, until `at`
         (a `time.monotonic()` value; now if None); nothing if the bot waited for it
-        (`await_first_request`)."""
+        (`request_arrived`)."""
         if self.requests or self.first_request_awaited:
             return 0.0
         return ((time.monotonic() if at is None else at) - self.started) * 1000.0
@@ -321,9 +326,9 @@ class BotRunner(ABC):
         """Play until the input ends; returns the exit status."""
 
 
-def read_lines(stream: TextIO) -> Iterator[str]:
-    """The lines of `stream`, stripped, until it ends (empty lines skipped)."""
-    for raw in stream:
+def read_lines(reader: LineReader) -> Iterator[str]:
+    """The lines of `reader`, stripped, until it ends (empty lines skipped)."""
+    for raw in reader:
         line = raw.strip()
         if line:
             yield line
