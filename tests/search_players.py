@@ -8,6 +8,7 @@ which knows only ninefold's players: `command` imports this module there first.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -58,6 +59,26 @@ class Sleepy(Player):
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         time.sleep(self.ms / 1000.0)
         return PlayResult(next(iter(board.legal_moves)), {"sleepy": True})
+
+
+@register("ponders-test")
+class Ponders(SlowToLoad):
+    """A player that loads for `delay` seconds and says, with each move, what it was
+    last given to think on after a move (`ponder`) and for how long."""
+
+    def __init__(self, delay: float = 0.3) -> None:
+        super().__init__(delay)
+        self.pondered: tuple[str, float] | None = None
+
+    def ponder(self, board: Board, stop: threading.Event) -> int:
+        t0 = time.monotonic()
+        stop.wait(30)
+        self.pondered = (board.position(), 1000.0 * (time.monotonic() - t0))
+        return 1
+
+    def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        pondered, self.pondered = self.pondered, None
+        return PlayResult(list(board.legal_moves)[-1], {"pondered": pondered})
 
 
 def command(compiling: bool = False) -> tuple[str, ...]:

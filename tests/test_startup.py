@@ -217,6 +217,31 @@ def test_a_book_position_on_a_turn_clock_waits_for_the_search_then_plays_the_boo
     assert engine.ready and 300 <= waited_ms < 1000, waited_ms  # it waited until ready
 
 
+def test_a_search_ready_during_a_book_turn_searches_on_after_the_book_s_move(
+        engines) -> None:
+    """CodinGame's first turn: the search was ready after about 0.4 s of its 1,000 ms
+    and the book's move went out then, the rest of the turn lost. Now the search
+    searches on after the book's move until the turn's wait ends, the answer waiting
+    for it, and stops there (not on the opponent's time): the next move keeps it."""
+    engine = engines("ponders-test:delay=0.3")
+    engine.start()
+    board = Board("codingame")
+    t0 = time.monotonic()
+    result = engine.play(board, Limit(move_ms=1000))
+    waited_ms = (time.monotonic() - t0) * 1000
+    book_move = read_book()[key(board)]
+    assert result.move == book_move and result.info["reason"] == "book"
+    assert 1000 - timing.LOADING_MARGIN_MS - 5 <= waited_ms < 1000, waited_ms
+    assert result.info["searched_on_ms"] >= 400, result.info
+    time.sleep(0.3)  # the opponent's turn: the search has stopped at the turn's end
+    board.push(book_move)
+    after = board.position()
+    board.push(next(iter(board.legal_moves)))
+    pondered = engine.play(board, Limit(move_ms=50)).info["pondered"]
+    assert pondered[0] == after, pondered
+    assert result.info["searched_on_ms"] - 30 <= pondered[1] <= waited_ms + 30, pondered
+
+
 def test_a_book_position_on_a_time_bank_is_answered_at_once(engines) -> None:
     """On a bank the time a wait takes is the bank's: the book answers at once."""
     engine = engines("slowload-test:delay=1.5")

@@ -22,7 +22,10 @@ only when the search is ready or the wait is over (at most
 unused, and the search goes on loading meanwhile, ready for the turns after
 the book's (it takes 1.3-1.6 s to load here; answered at once, the book's
 first answers left the next three or four turns to the naive player at
-CodinGame's clock, measured). It does not wait while the child
+CodinGame's clock, measured). If the search becomes ready during such a
+turn, it searches on after the book's move until the turn's wait would have
+ended, and the answer waits for it: the next turns keep that tree (at
+CodinGame's first turn, about 0.5 s of search otherwise lost). It does not wait while the child
 compiles (an empty cache, about 20 s: nothing is gained by waiting). Once the
 search is ready it plays every later move; if its process ends, the fallback
 plays on.
@@ -154,11 +157,13 @@ class Engine(Relay):
         taken off in the search's process), or the fallback's."""
         loading = None  # a request that came while the search loaded: the fallback's answer,
         book = False    # made before waiting, and whether the book gave it
+        until = since   # when the turn's wait for the search ends
         if not self.ready and self._thread is not None:
             loading = self.fallback.play(board, limit)
             book = loading.info.get("reason") == "book"
             if not book or limit.bank_ms is None:  # a turn's time is lost if unused
                 think_ms = _think_ms(board, limit)
+                until = since + (think_ms - timing.LOADING_MARGIN_MS) / 1000.0
                 wait_ms = think_ms - timing.LOADING_MARGIN_MS
                 if book:
                     wait_ms = min(wait_ms, timing.BOOK_WAIT_SHARE * think_ms)
@@ -168,9 +173,26 @@ class Engine(Relay):
             with contextlib.suppress(ChildGone):
                 return player.play_since(board, limit, since)
         result = loading or self.fallback.play(board, limit)
+        if book and self.player is not None:
+            self._search_on(self.player, board, result, until)
         # the search's process ended, or the request came while it loaded
         result.info["engine"] = "fallback" if self.ready and not book else "loading"
         return result
+
+    @staticmethod
+    def _search_on(search: SearchProcess, board: Board, book: PlayResult,
+                   until: float) -> None:
+        """The search became ready during a turn the book answers (CodinGame's first: the
+        search is ready after about 0.4 s of its 1,000 ms): it searches on after the
+        book's move for the rest of the turn, and the answer waits for it, so that the
+        next turns keep that tree (a turn's time is lost if unused)."""
+        left_s = until - time.monotonic()
+        if left_s < timing.SEARCH_ON_LEAST_MS / 1000.0:
+            return
+        with contextlib.suppress(ChildGone):
+            search.search_on(board, book.move, until)
+            time.sleep(left_s)
+            book.info["searched_on_ms"] = round(1000.0 * left_s)
 
 
 def _think_ms(board: Board, limit: Limit) -> float:

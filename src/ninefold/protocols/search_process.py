@@ -16,7 +16,10 @@ pipes, its end with the bot's):
   `time.monotonic()` in the bot when the request came: the child takes the time
   spent since, the pipe's included, off the limit, once: `play_since`) and
   ``("new_game",)``; a player that `ponders` searches on between them, from the
-  position after its move, until the next message comes;
+  position after its move, until the next message comes; ``("search_on", board,
+  move, until)`` has any player search on from `board` after `move` (a move the
+  bot gave without asking the child: the book's) until `until` (`time.monotonic()`)
+  or the next message, so that the next move keeps what it found;
 - from the child: ``("compiling",)`` when the search is not in numba's cache (it
   compiles, 10-20 s), ``("ready", seconds, defaulted)`` (the defaults the player
   took, as `Player.defaulted`; none if it could not load with them) or
@@ -157,6 +160,11 @@ class SearchProcess(Relay):
                 raise RuntimeError(f"the search process answered {payload!r}, not a move")
             return payload
 
+    def search_on(self, board: Board, move: Move, until: float) -> None:
+        """Have the child search from `board` after `move` (a move given without it) until
+        `until` (a `time.monotonic()` value) or the next request; no answer comes."""
+        self._send(("search_on", board, move, until))
+
     def close(self) -> None:
         """End the child (its stdin closes: it stops after the move it is on) and wait."""
         self.child.close()
@@ -213,26 +221,36 @@ def serve(parent: Parent) -> None:
                 gc.collect(GC_AFTER_ANSWER)
                 if result is not None:
                     pondering.start(board, result.move)
+            elif message[0] == "search_on":
+                _, board, move, until = message
+                pondering.start(board, move, until)
     finally:
         pondering.stop()
 
 
 class _Pondering:
-    """The player thinking on the opponent's time (if it `ponders`), in a thread while
-    the child waits for the next message; stopped before that message is handled."""
+    """The player thinking on after a move, in a thread while the child waits for the
+    next message; stopped before that message is handled: on the opponent's time (if
+    the player `ponders`), or on the bot's own until a given time (`search_on`)."""
 
     def __init__(self, player: Player) -> None:
         self.player = player
         self.thread: threading.Thread | None = None
         self.halt = threading.Event()
 
-    def start(self, board: Board, move: Move) -> None:
-        if not self.player.ponders:
+    def start(self, board: Board, move: Move, until: float | None = None) -> None:
+        """Think on from `board` after `move`: until the next message if the player
+        `ponders`, or, whatever it says, until `until` (`time.monotonic()`) at the latest."""
+        if until is None and not self.player.ponders:
             return
         try:
             after = board.copy()
             after.push(move)
             self.halt = threading.Event()
+            if until is not None:
+                timer = threading.Timer(max(0.0, until - time.monotonic()), self.halt.set)
+                timer.daemon = True
+                timer.start()
             thread = threading.Thread(target=self._run, args=(after, self.halt),
                                       name="ponder", daemon=True)
             thread.start()
