@@ -179,9 +179,11 @@ def test_search_evaluation_is_the_reference_and_quantised_close_to_it():
 # --- files --------------------------------------------------------------------------------
 
 
-# the network shipped until 2026-11-28 late evening (ab4c1cf has it): the one this network
-# trained on from, and whose search played its games
-PREVIOUS_SHA256 = "894c11fdcb9bc84bc4c80a027d3fa09f55944db653eec3f89140bf7fcc33d2bc"
+# the network shipped until 2026-11-29 (dec0dc7 has it): the first of this network's line
+# (PREVIOUS); two rounds of codingame games on from it made PARENT (s15), whose search played
+# this network's games under every preset, and this network trained on from it on them
+PREVIOUS_SHA256 = "025e81d83a5b0ac6916efefa68f76cadab0e4dc7bb9795f343481a0c81956d8c"
+PARENT_SHA256 = "a2ca9db06ffb4c16e26bd5cc1d0f703bbed7972e6205f84957b166107c871b6c"
 
 
 def test_shipped_weights_load_with_their_shape_checksum_and_recipe():
@@ -190,17 +192,22 @@ def test_shipped_weights_load_with_their_shape_checksum_and_recipe():
         assert getattr(net, name).shape == shape
         assert getattr(net, name).dtype == np.float32
     assert sha256(DEFAULT_PATH) == DEFAULT_SHA256
-    meta = net_meta("default")  # the one before, trained on from it on two rounds of its games
-    assert meta["command"].startswith("python -m ninefold.learn.distill --out /tmp/s13x ")
-    assert " --games 0 " in meta["command"] and " --start default " in meta["command"]
-    assert meta["course"]["seed"] == 170001 and meta["course"]["hidden"] == list(HIDDEN)
-    assert meta["data"] == [] and len(meta["more_data"]) == 20 + 29
-    assert meta["teacher"]["sha256"] == meta["start"]["sha256"] == PREVIOUS_SHA256
-    r12, r13 = meta["selfplay"]
-    assert r12["games"] == 20000 and " --seed 150000 " in r12["command"]
-    assert r13["games"] == 29000 and " --rules codingame --empty-share 0.75" in r13["command"]
-    assert r12["played_by_sha256"] == r13["played_by_sha256"] == PREVIOUS_SHA256
-    assert "GPU" in meta["trained_on"]
+    meta = net_meta("default")  # s15 trained on from its weights on its own games (r16)
+    assert meta["command"].startswith("python -m ninefold.learn.distill --out /work/data/r16 ")
+    assert " --games 30000 " in meta["command"] and " --rules " not in meta["command"]
+    assert meta["course"]["seed"] == 200000 and meta["course"]["hidden"] == list(HIDDEN)
+    assert len(meta["data"]) == 30 and meta["more_data"] == []
+    assert meta["teacher"]["sha256"] == meta["start"]["sha256"] == PARENT_SHA256
+    (r16,) = meta["selfplay"]
+    assert r16["games"] == 30000 and r16["played_by_sha256"] == PARENT_SHA256
+    parent = meta["parent"]
+    assert parent["sha256"] == PARENT_SHA256
+    r14, r15 = parent["meta"]["selfplay"]  # s15's two rounds, codingame rules only
+    assert r14["games"] == 51000 and r14["played_by_sha256"] == PREVIOUS_SHA256
+    assert r15["games"] == 30000 and " --rules codingame " in r15["command"]
+    assert parent["meta"]["parent"]["meta"]["start"]["sha256"] == PREVIOUS_SHA256
+    assert meta["previous_default_sha256"] == PREVIOUS_SHA256
+    assert "CPU" in meta["trained_on"]
     assert meta["held_out"]["student"]["policy"] < meta["held_out"]["teacher"]["policy"]
 
 

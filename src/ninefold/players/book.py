@@ -10,7 +10,7 @@ module:
 - **lines**: the network's move (`LINES_SPEC`) under CodinGame's rules in the
   games that open with the book's first move, up to `LINE_PLIES` moves in,
   in each position where the side to move has played the book's moves and
-  the other side anything (`line_positions`: 1,288 positions with the shipped
+  the other side anything (`line_positions`: 1,283 positions with the shipped
   network), looked up with the rules.
 
 A bot answers with this player while its search is still loading
@@ -22,7 +22,7 @@ lines answer the first turns where the naive player would have.
 >>> BookPlayer().play(Board()).info["reason"]
 'book'
 >>> len(read_book())
-1370
+1365
 """
 
 from __future__ import annotations

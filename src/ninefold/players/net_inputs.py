@@ -41,7 +41,7 @@ HIDDEN = (512, 128)  # the shipped network's, and what `python -m ninefold.learn
 _FLAGS = ((FLAG_COUNT_FULL, COUNT_FULL), (FLAG_OPEN_BOARDS, OPEN_BOARDS), (FLAG_WIN_FIVE, WIN_FIVE))
 
 DEFAULT_PATH = Path(__file__).with_name("net_default.npz")
-DEFAULT_SHA256 = "025e81d83a5b0ac6916efefa68f76cadab0e4dc7bb9795f343481a0c81956d8c"
+DEFAULT_SHA256 = "21fc7b8881b4e43a93de827a7a3323b80a16223a3a7bbdc4eb13329b44334148"
 
 
 def net_path(name: str | Path) -> Path:
