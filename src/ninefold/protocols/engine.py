@@ -164,10 +164,10 @@ class Engine(Relay):
             if not book or limit.bank_ms is None:  # a turn's time is lost if unused
                 think_ms = _think_ms(board, limit)
                 until = since + (think_ms - timing.LOADING_MARGIN_MS) / 1000.0
-                wait_ms = think_ms - timing.LOADING_MARGIN_MS
+                wait_until = until  # a book position waits for the search a share of it
                 if book:
-                    wait_ms = min(wait_ms, timing.BOOK_WAIT_SHARE * think_ms)
-                self._settled.wait(max(0.0, since + wait_ms / 1000.0 - time.monotonic()))
+                    wait_until = min(until, since + timing.BOOK_WAIT_SHARE * think_ms / 1000.0)
+                self._settled.wait(max(0.0, wait_until - time.monotonic()))
         player = None if book else self.player
         if player is not None:
             with contextlib.suppress(ChildGone):
@@ -191,7 +191,7 @@ class Engine(Relay):
             return
         with contextlib.suppress(ChildGone):
             search.search_on(board, book.move, until)
-            time.sleep(left_s)
+            time.sleep(max(0.0, until - time.monotonic()))
             book.info["searched_on_ms"] = round(1000.0 * left_s)
 
 
