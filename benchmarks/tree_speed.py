@@ -79,14 +79,19 @@ def run(side: ModuleType, tree: Any, root: np.ndarray, sims: int, net: netmod.Se
 @njit(nogil=True)
 def _evaluate_all(sn: netmod.SearchNet, states: np.ndarray, scratch: netmod.Scratch,
                   logits: np.ndarray) -> float:
+    # the arrays out of their tuples once, as the search takes them (`net.evaluate_arrays`)
+    w1q, step, wp_moves = sn.w1q, sn.step, sn.wp_moves
+    w1, b1, w2, b2, wp, bp, wv, bv = sn.net
+    idx, h1, h2, rows, xs, sums = scratch
     total = 0.0
     for i in range(states.shape[0]):
-        total += netmod.evaluate_moves(sn, states[i], 0, scratch, logits)
+        total += netmod.evaluate_arrays(w1q, step, w1, b1, w2, b2, wp_moves, bp, wp, wv, bv,
+                                        states[i], 0, idx, h1, h2, rows, xs, sums, logits)
     return total
 
 
 def evaluation_cost(sn: netmod.SearchNet, states: np.ndarray) -> float:
-    """CPU seconds of one `evaluate_moves` of `sn`, over `states`."""
+    """CPU seconds of one evaluation of `sn` as the search makes it, over `states`."""
     scratch, logits = netmod.new_scratch(sn.net), np.zeros(81, np.float32)
     _evaluate_all(sn, states[:2], scratch, logits)
     t0 = time.process_time()

@@ -60,7 +60,7 @@ from ninefold.kernel import (
 )
 from ninefold.players import warmup
 from ninefold.players.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
-from ninefold.players.net import SearchNet, evaluate_moves, for_search, new_scratch, random_net
+from ninefold.players.net import SearchNet, evaluate_arrays, for_search, new_scratch, random_net
 
 UNKNOWN, LOSS, DRAW, WIN_ = -1, 0, 1, 2
 ROOT, USED = 0, 1  # the two entries of `meta`
@@ -275,7 +275,10 @@ def search(
     path = np.empty(90, np.int64)
     logits = np.zeros(81, np.float32)
     if net is not None:
-        scratch = new_scratch(net.net)
+        # the network's and the work arrays, out of their tuples once (`evaluate_arrays`)
+        w1q, step, wp_moves = net.w1q, net.step, net.wp_moves
+        w1, b1, w2, b2, wp, bp, wv, bv = net.net
+        idx, h1, h2, rows, xs, sums = new_scratch(net.net)
     root = t.meta[ROOT]
     root_side = root_state[SIDE]
     draw_x = draw if root_side == 0 else 1.0 - draw  # a draw's reward for X
@@ -301,7 +304,8 @@ def search(
             f = _load(shared, first, node)
             if f < 0:
                 if net is not None:
-                    v = evaluate_moves(net, s, flags, scratch, logits)  # for the side to move
+                    v = evaluate_arrays(w1q, step, w1, b1, w2, b2, wp_moves, bp, wp, wv, bv, s,
+                                        flags, idx, h1, h2, rows, xs, sums, logits)  # side to move
                     grown = _expand(t, node, s, flags, logits, True, shared)
                     if grown > 0 and solver and status[node] != UNKNOWN:
                         continue  # proven at once by a winning child

@@ -20,7 +20,8 @@ likewise add up only the rows of the units ReLU let through (about a third
 of them). The value is the expected score of the side to move (win 1,
 draw 1/2, loss 0).
 
-`evaluate` is the float32 reference. The search calls `evaluate_moves` on
+`evaluate` is the float32 reference. The search evaluates with
+`evaluate_moves` (in the form `evaluate_arrays`, on the arrays themselves)
 the network as `for_search` lays it out: the policy of the legal moves only
 (a row of `wp_moves` each), and with ``quantised`` (``mcts:quant=on``, the
 default) a first layer in int16 steps summed exactly in int32.
@@ -339,24 +340,31 @@ def evaluate_moves(sn: SearchNet, s: np.ndarray, flags: int, scratch: Scratch,
     each move's logit as one product of its row of `wp_moves` with the second
     layer; one with many, all 81 as in `evaluate`.
 
-    Inlined where the search calls it, it hands `_evaluate_arrays` the arrays
-    themselves: passed in their tuples to each layer, every call counted a
-    reference to each array (numba's reference counting), about 0.15 µs of an
-    evaluation.
+    It takes the arrays out of `sn` and `scratch` and hands them to
+    `evaluate_arrays`: passed in their tuples to each layer, every layer
+    counted a reference to each array (numba's reference counting). A loop
+    over many positions takes them out once and calls `evaluate_arrays`
+    itself, as the search does.
     """
     net = sn.net
-    return _evaluate_arrays(sn.w1q, sn.step, net.w1, net.b1, net.w2, net.b2, sn.wp_moves,
-                            net.bp, net.wp, net.wv, net.bv, s, flags, scratch.idx, scratch.h1,
-                            scratch.h2, scratch.rows, scratch.xs, scratch.sums, logits)
+    return evaluate_arrays(sn.w1q, sn.step, net.w1, net.b1, net.w2, net.b2, sn.wp_moves,
+                           net.bp, net.wp, net.wv, net.bv, s, flags, scratch.idx, scratch.h1,
+                           scratch.h2, scratch.rows, scratch.xs, scratch.sums, logits)
 
 
 @njit(cache=True, nogil=True, fastmath=True)
-def _evaluate_arrays(w1q: np.ndarray, step: np.ndarray, w1: np.ndarray, b1: np.ndarray,
-                     w2: np.ndarray, b2: np.ndarray, wp_moves: np.ndarray, bp: np.ndarray,
-                     wp: np.ndarray, wv: np.ndarray, bv: np.ndarray, s: np.ndarray, flags: int,
-                     idx: np.ndarray, h1: np.ndarray, h2: np.ndarray, rows: np.ndarray,
-                     xs: np.ndarray, sums: np.ndarray, logits: np.ndarray) -> float:
-    """`evaluate_moves` on the network's and the scratch's arrays."""
+def evaluate_arrays(w1q: np.ndarray, step: np.ndarray, w1: np.ndarray, b1: np.ndarray,
+                    w2: np.ndarray, b2: np.ndarray, wp_moves: np.ndarray, bp: np.ndarray,
+                    wp: np.ndarray, wv: np.ndarray, bv: np.ndarray, s: np.ndarray, flags: int,
+                    idx: np.ndarray, h1: np.ndarray, h2: np.ndarray, rows: np.ndarray,
+                    xs: np.ndarray, sums: np.ndarray, logits: np.ndarray) -> float:
+    """`evaluate_moves` on the network's and the scratch's arrays themselves.
+
+    A loop that evaluates many positions takes the arrays out of their tuples
+    once and calls this (as `ninefold.players.mcts_tree.search` does): numba
+    counts a reference to an array each time it is taken out of a tuple, and
+    twenty of those an evaluation cost about 0.25 µs.
+    """
     n = features(s, flags, idx)
     if w1q.shape[0]:
         sums[:] = 0
