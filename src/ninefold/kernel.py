@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
+from ninefold.jitcache import njit
 from ninefold.rules import FLAG_COUNT_FULL, FLAG_OPEN_BOARDS, FLAG_WIN_FIVE, LINES
 
 if TYPE_CHECKING:

@@ -31,8 +31,8 @@ if drawn at random) in the observation and masks returned.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ninefold.jitcache import njit
 from ninefold.kernel import (
     BIG,
     CLOSED,

@@ -57,8 +57,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 import typer
-from numba import njit
 
+from ninefold.jitcache import njit
 from ninefold.learn.selfplay import EMPTY_SHARE, Openings
 from ninefold.players.net import Net, NetError, evaluate, load_net, new_scratch
 

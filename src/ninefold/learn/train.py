@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from numba import njit
 from torch import nn
 
+from ninefold.jitcache import njit
 from ninefold.learn.selfplay import Positions
 from ninefold.moves import SYMMETRIES
 from ninefold.players.net import MAX_ACTIVE, Net, features

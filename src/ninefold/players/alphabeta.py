@@ -43,9 +43,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit
 
 from ninefold import kernel, timing
+from ninefold.jitcache import njit
 from ninefold.kernel import (
     BIG,
     CLOSED,

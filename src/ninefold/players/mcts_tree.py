@@ -40,8 +40,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
 
+from ninefold.jitcache import njit
 from ninefold.kernel import (
     COMPLETING,
     NTH,

@@ -53,9 +53,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from ninefold import kernel
+from ninefold.jitcache import njit
 from ninefold.kernel import (
     BIG,
     CLOSED,

@@ -31,8 +31,8 @@ Everything here is integers and arrays, like `ninefold.kernel`:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ninefold.jitcache import njit
 from ninefold.kernel import (
     BIG,
     COMPLETING,
