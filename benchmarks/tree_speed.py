@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib.util
 import time
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -36,7 +37,8 @@ from numba import njit
 from rich.console import Console
 from rich.table import Table
 
-from ninefold import kernel
+import ninefold
+from ninefold import jitcache, kernel
 from ninefold.players import mcts as m
 from ninefold.players import mcts_tree as mt
 from ninefold.players import net as netmod
@@ -46,9 +48,16 @@ console = Console()
 
 
 def load_revision(rev: str) -> ModuleType:
-    """The ``mcts_tree`` module of git revision `rev`, as a module of its own."""
+    """The ``mcts_tree`` module of git revision `rev`, as a module of its own.
+
+    Its search calls this tree's network and kernel, so its numba cache is
+    keyed on this tree's numba modules as well as its own file
+    (`ninefold.jitcache.cover`): a change to this tree's ``net.py`` recompiles it.
+    """
     path = revision_src(rev) / "ninefold" / "players" / "mcts_tree.py"
-    spec = importlib.util.spec_from_file_location(f"mcts_tree_{rev}", path)
+    name = f"mcts_tree_{rev}"
+    jitcache.cover(name, Path(ninefold.__file__).parent)
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
