@@ -11,10 +11,9 @@ callers then measures the wrong code.
 is keyed on numba's own stamp *and* a hash of every module of the package
 that uses numba (`package_stamp`: those that mention numba or njit), so a
 change to any of them makes every function compile afresh on its next
-call, as after a first install. ninefold
-covers itself when this module is imported, and its numba modules take
-`njit` from here, so the cover is in place before the first function is
-decorated:
+call, as after a first install. ninefold covers itself when this module is
+imported, and its numba modules take `njit` from here, so the cover is in
+place before the first function is decorated:
 
 >>> from ninefold.jitcache import njit
 >>> covered("ninefold")
@@ -105,6 +104,11 @@ def _make_locator(base: Any, others: list[Any]) -> Any:
     return PackageLocator
 
 
+def _installed(impl: Any) -> bool:
+    """True if numba's list of locators holds ours (`cover` puts it first)."""
+    return any(getattr(c, "_ninefold_cover", False) for c in impl._locator_classes)
+
+
 def cover(package: str, root: Path) -> bool:
     """Key the cache of `package`'s numba functions (its modules under `root`) on all of
     its numba modules, for the functions decorated from now on; returns `covered`."""
@@ -112,11 +116,10 @@ def cover(package: str, root: Path) -> bool:
     if found is None:
         return False
     base, impl = found
-    classes = impl._locator_classes
-    if not any(getattr(c, "_ninefold_cover", False) for c in classes):
-        locator = _make_locator(base, list(classes))
+    if not _installed(impl):
+        locator = _make_locator(base, list(impl._locator_classes))
         locator._ninefold_cover = True  # marks the class as ours
-        classes.insert(0, locator)
+        impl._locator_classes.insert(0, locator)
     _ROOTS[package] = Path(root)
     return covered(package)
 
@@ -128,7 +131,7 @@ def covered(package: str) -> bool:
     found = _locator_base()
     return (package in _ROOTS and found is not None
             and not getattr(config, "CACHE_LOCATOR_CLASSES", None)  # the user's own list
-            and any(getattr(c, "_ninefold_cover", False) for c in found[1]._locator_classes))
+            and _installed(found[1]))
 
 
 cover("ninefold", Path(__file__).parent)
