@@ -17,7 +17,7 @@ from test_platform_store import contest_with_bots, finish
 from ninefold.platform import house, practice
 from ninefold.platform.jobs import job_for, play
 from ninefold.platform.scheduler import final_standings, ranking, schedule_once
-from ninefold.platform.store import HOUSE, NameTaken, Store, StoreError
+from ninefold.platform.store import HOUSE, NameTaken, Store, StoreError, TooManyBots
 from ninefold.platform.uploads import ContestClosed, submit
 from ninefold.platform.worker import work
 
@@ -59,6 +59,17 @@ def test_house_bots_are_active_at_once_and_a_new_spec_is_a_new_version(store: St
         house.enter(store, contest, boss, "annbot", "level:1")
     assert house.enter(store, contest, boss, "mcts", "mcts:net=default").spec == \
         "mcts:net=default"
+
+
+def test_house_bots_do_not_count_against_the_bots_of_who_entered_them(store: Store):
+    boss = admin(store)
+    contest = store.add_contest("cup", "Cup", rules="standard", protocol="riddles",
+                                max_bots_per_user=1)
+    for name in ("level1", "level2", "level3"):
+        house.enter(store, contest, boss, name, "level:1")
+    assert store.add_bot(contest.id, boss.id, "bossbot").name == "bossbot"  # their one
+    with pytest.raises(TooManyBots, match=r"^you have 1 bot in this contest"):
+        store.add_bot(contest.id, boss.id, "second")
 
 
 def test_house_bots_are_scheduled_played_and_rated_like_the_others(store: Store, tmp_path):

@@ -721,17 +721,21 @@ class Store:
 
     def add_bot(self, contest_id: int, owner_id: int, name: str, *,
                 now: float | None = None) -> Bot:
-        """A new bot; `TooManyBots` past the contest's limit per user, `NameTaken` if the
-        contest has a bot of that name."""
+        """A new bot; `TooManyBots` past the contest's limit per user (their house bots
+        not counted), `NameTaken` if the contest has a bot of that name."""
         with self._write() as conn:
             self._lock(conn, contests, contest_id, "contest")  # one new bot at a time
             self._lock(conn, users, owner_id, "user")
             limit = conn.execute(sa.select(contests.c.max_bots_per_user)
                                  .where(contests.c.id == contest_id)).scalar_one()
+            house = sa.exists().where(versions.c.bot_id == bots.c.id,
+                                      versions.c.spec.is_not(None))
             have = conn.execute(sa.select(sa.func.count()).where(
-                bots.c.contest_id == contest_id, bots.c.owner_id == owner_id)).scalar_one()
+                bots.c.contest_id == contest_id, bots.c.owner_id == owner_id, ~house)
+            ).scalar_one()
             if have >= limit:
-                raise TooManyBots(f"you have {have} bots in this contest, the most it allows")
+                raise TooManyBots(f"you have {have} bot{'s' if have != 1 else ''} in this "
+                                  "contest, the most it allows")
             try:
                 row = conn.execute(bots.insert().values(
                     contest_id=contest_id, owner_id=owner_id, name=name, created=_now(now),
