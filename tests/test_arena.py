@@ -362,7 +362,9 @@ def test_log_folders_are_safe_names(tmp_path) -> None:
 
 def test_settled_bots_get_their_first_request_that_long_after_they_start(tmp_path) -> None:
     """`settle_ms` (strength.py --settle-ms): a bot that loads first plays from its first
-    turn; both bots wait at least that long, on no clock, and the game is played whole."""
+    turn; both bots wait at least that long, on no clock, and the game is played whole.
+    The bot counts from its process's fork (botlib.process_age), as the referee does from
+    the spawn: counted from the bot's own imports, a loaded machine read 0.546 s."""
     x, o = bot("codingame", "stamp", name="x"), bot("riddles", "stamp", name="o")
     result = play_game(x, o, rules="codingame", settle_ms=600, log_dir=tmp_path,
                        key=GameKey("x", "o", 0, 0))
@@ -370,7 +372,7 @@ def test_settled_bots_get_their_first_request_that_long_after_they_start(tmp_pat
                                           Termination.NO_MOVES)  # the rules ended it
     for seat in ("x-X", "o-O"):
         note = (tmp_path / seat / "x_o_0_0.log").read_text()
-        assert float(note.split("first request ")[1].split(" s")[0]) >= 0.55, note
+        assert float(note.split("first request ")[1].split(" s")[0]) >= 0.57, note  # /proc's ticks
 
 
 def test_match_cli_names_and_prints_the_match_line_once(tmp_path) -> None:
