@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import time
 
@@ -13,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ninefold.protocols.child import ChildGone
+from ninefold.records import read_games, write_game
 from ninefold.rules import Board, Move
 from ninefold.web.app import MAX_BODY_BYTES, create_app
 from ninefold.web.computer import Computer
@@ -148,6 +150,100 @@ def test_draw_offer_and_acceptance_end_an_online_game(client):
     assert client.post(f"/api/games/{gid}/draw", headers=auth(x)).json()["draw_offer"] == "x"
     view = client.post(f"/api/games/{gid}/draw", headers=auth(o)).json()
     assert view["result"] == "1/2-1/2"
+
+
+# A game of random moves one move before X's f6 wins it by boards 1, 5 and 9
+LINE_WIN = ("1. i8 i6 2. g8 c5 3. g5 c4 4. i3 g7 5. a3 a7 6. a1 c2 7. i4 g1 8. b1 d1 "
+            "9. a2 c6 10. h8 e5 11. f4 h2 12. f5 i5 13. h4 e2 *")
+LINE_WIN_LAST = "f6"
+
+
+def test_a_draw_offer_outlasts_the_offerers_move_and_lapses_at_the_opponents(client):
+    gid, x, o = online(client)
+    client.post(f"/api/games/{gid}/draw", headers=auth(x))  # X offers on its own turn
+    view = client.post(f"/api/games/{gid}/moves", json={"move": "e5", "ply": 0},
+                       headers=auth(x)).json()
+    assert view["draw_offer"] == "x"  # it stands through X's move
+    view = client.post(f"/api/games/{gid}/moves", json={"move": "e4", "ply": 1},
+                       headers=auth(o)).json()
+    assert view["draw_offer"] is None  # O moved instead of accepting: it lapsed
+
+
+def test_a_draw_offer_can_be_declined_by_the_other_side_only(client):
+    gid, x, o = online(client)
+    r = client.post(f"/api/games/{gid}/draw/decline", headers=auth(o))
+    assert r.status_code == 409 and "no draw offer" in r.json()["detail"]
+    client.post(f"/api/games/{gid}/draw", headers=auth(x))
+    r = client.post(f"/api/games/{gid}/draw/decline", headers=auth(x))  # its own: no
+    assert r.status_code == 409
+    assert client.post(f"/api/games/{gid}/draw/decline").status_code == 403  # a spectator
+    view = client.post(f"/api/games/{gid}/draw/decline", headers=auth(o)).json()
+    assert view["draw_offer"] is None and view["result"] is None
+
+
+def test_the_host_waits_until_the_invited_player_joins(client):
+    gid, x, o = online(client)
+    assert client.get(f"/api/games/{gid}", headers=auth(x)).json()["waiting"] == "o"
+    before = client.get(f"/api/games/{gid}").json()["version"]
+    assert client.post(f"/api/games/{gid}/join", headers=auth(x)).json()["waiting"] == "o"
+    assert client.post(f"/api/games/{gid}/join").json()["waiting"] == "o"  # a spectator
+    assert client.get(f"/api/games/{gid}").json()["version"] == before  # nothing stored
+    with client.websocket_connect(f"/api/games/{gid}/live") as ws:
+        assert ws.receive_json()["waiting"] == "o"
+        view = client.post(f"/api/games/{gid}/join", headers=auth(o)).json()
+        assert view["waiting"] is None and view["you"] == ["o"]
+        assert ws.receive_json()["waiting"] is None  # the host's page hears it
+    assert new(client, mode="local")["game"]["waiting"] is None
+
+
+def test_undo_waits_for_a_move_of_yours_when_the_computer_opened(client):
+    made = new(client, mode="computer", level=1, side="o")  # level 1 answers at once
+    gid, token = made["game"]["id"], made["token"]
+    assert made["game"]["ply"] == 1 and made["game"]["undoable"] is False
+    r = client.post(f"/api/games/{gid}/undo", json={"ply": 1}, headers=auth(token))
+    assert r.status_code == 409 and "no move of yours" in r.json()["detail"]
+    view = client.get(f"/api/games/{gid}", headers=auth(token)).json()
+    assert view["ply"] == 1 and view["moves"] == made["game"]["moves"]  # the same opening
+    view = client.post(f"/api/games/{gid}/moves", json={"move": view["legal"][0], "ply": 1},
+                       headers=auth(token)).json()
+    assert view["ply"] == 3 and view["undoable"] is True
+    view = client.post(f"/api/games/{gid}/undo", json={"ply": 3}, headers=auth(token)).json()
+    assert view["ply"] == 1 and view["undoable"] is False
+
+
+def test_a_game_won_by_a_line_names_its_boards(client):
+    made = new(client, mode="local", start=LINE_WIN)
+    gid, token = made["game"]["id"], made["token"]
+    view = made["game"]
+    assert view["line"] == []
+    view = client.post(f"/api/games/{gid}/moves", headers=auth(token),
+                       json={"move": LINE_WIN_LAST, "ply": view["ply"]}).json()
+    assert view["winner"] == "x" and view["termination"] == "line"
+    assert view["line"] == [0, 4, 8]
+    resigned = new(client, mode="local")
+    view = client.post(f"/api/games/{resigned['game']['id']}/resign",
+                       headers=auth(resigned["token"])).json()
+    assert view["result"] is not None and view["line"] == []
+
+
+def test_the_record_names_the_players_date_and_clock_and_reads_back(client):
+    made = new(client, mode="online", clock="blitz")
+    gid, x = made["game"]["id"], made["token"]
+    client.post(f"/api/games/{gid}/moves", json={"move": "e5", "ply": 0}, headers=auth(x))
+    text = client.get(f"/api/games/{gid}/record").text
+    (game,) = read_games(text)
+    tags = game.tags
+    assert tags["X"] == tags["O"] == "Anonymous" and tags["TimeControl"] == "180+2"
+    assert re.fullmatch(r"\d{4}\.\d{2}\.\d{2}", tags["Date"])
+    assert re.fullmatch(r"\d{2}:\d{2}:\d{2}", tags["UTCTime"])
+    assert write_game(game) == text  # read and written back, the same text
+    assert [str(m) for m in game.moves] == ["e5"]
+    again = new(client, mode="local", start=text)  # and it goes on as a pasted start
+    assert again["game"]["moves"] == ["e5"]
+    made = new(client, mode="computer", level=2, side="o")
+    (game,) = read_games(client.get(f"/api/games/{made['game']['id']}/record").text)
+    assert (game.tags["X"], game.tags["O"], game.tags["TimeControl"]) == (
+        "level:2", "Anonymous", "-")
 
 
 def test_resigning_ends_the_game(client):

@@ -43,10 +43,13 @@ import hmac
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from ninefold.platform.accounts import token_hash
 from ninefold.players import proof
+from ninefold.records import Game
 from ninefold.rules import (
+    LINES,
     MARKS,
     Board,
     IllegalMoveError,
@@ -99,6 +102,7 @@ class WebGame:
     running_since: float | None = None  # when the side to move's time began to run
     flagged: Mark | None = None  # the side whose time ran out
     start: str | None = None  # the position string the game began from (None: the rules')
+    invited: Mark | None = None  # online: the side whose invite link no one has opened yet
     _board: Board = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -155,7 +159,8 @@ class WebGame:
         seats: dict[str, str | None] = {
             side(m): token_hash(tokens[side(m)]) if side(m) in tokens else None for m in MARKS}
         game = cls(game_id, mode, rules, opening, moves, seats, level, created=created,
-                   clock=clock, start=position)
+                   clock=clock, start=position,
+                   invited=human.other if mode is Mode.ONLINE else None)
         if clock is not None:
             game.left_ms = {"x": float(clock.bank_ms), "o": float(clock.bank_ms)}
         return game, tokens
@@ -183,6 +188,17 @@ class WebGame:
             return Outcome(None, Termination.ADJUDICATION)
         return self._board.outcome()
 
+    def winning_line(self) -> list[int]:
+        """The small boards (0-8) of the line of won boards that won the game, or [] if
+        it did not end by a line (the boards of every line, should the last move have
+        made two)."""
+        outcome = self.outcome()
+        if outcome is None or outcome.termination is not Termination.LINE:
+            return []
+        owners = self._board.owners
+        return sorted({b for line in LINES if all(owners[i] is outcome.winner for i in line)
+                       for b in line})
+
     def computer_side(self) -> Mark | None:
         """The side the computer plays (computer games: the seat with no token)."""
         if self.mode is not Mode.COMPUTER:
@@ -193,6 +209,37 @@ class WebGame:
     def computer_name(self) -> str:
         """The computer's player in words: ``level 3``, or ``proof``."""
         return "proof" if self.level == PROOF_LEVEL else f"level {self.level}"
+
+    def player_name(self, mark: Mark) -> str:
+        """Who plays `mark`, as a game record names players: the computer by its player
+        spec (``level:3``, ``proof``), a person as ``Anonymous`` (web games have no
+        accounts)."""
+        if mark is not self.computer_side():
+            return "Anonymous"
+        return "proof" if self.level == PROOF_LEVEL else f"level:{self.level}"
+
+    def record(self) -> Game:
+        """The game's record (`ninefold.records`): its moves and result, the players,
+        the UTC date and time it was made and its time control (PGN's ``TimeControl``:
+        ``bank+increment`` in seconds, ``-`` for none).
+
+        >>> game, _ = WebGame.new("g1", Mode.COMPUTER, level=3, created=1_780_000_000.0)
+        >>> tags = game.record().tags
+        >>> tags["X"], tags["O"], tags["Date"], tags["UTCTime"], tags["TimeControl"]
+        ('Anonymous', 'level:3', '2026.05.28', '20:26:40', '-')
+        """
+        made = datetime.fromtimestamp(self.created, tz=UTC)
+        clock = ("-" if self.clock is None else
+                 f"{self.clock.bank_ms / 1000:g}+{self.clock.increment_ms / 1000:g}")
+        record = Game.from_board(
+            self._board, Event=f"ninefold web game {self.id}", Date=made.strftime("%Y.%m.%d"),
+            UTCTime=made.strftime("%H:%M:%S"), X=self.player_name(Mark.X),
+            O=self.player_name(Mark.O), TimeControl=clock)
+        outcome = self.outcome()
+        if outcome is not None and self._board.outcome() is None:  # ended off the board
+            record.tags["Result"] = outcome.result()
+            record.tags["Termination"] = str(outcome.termination)
+        return record
 
     def computer_to_move(self) -> bool:
         computer = self.computer_side()
@@ -257,7 +304,17 @@ class WebGame:
             raise Forbidden("this needs the token of a seat in this game")
         if mover is not None and mover not in held:
             raise Forbidden(f"it is {mover}'s move, and this token is not {mover}'s")
+        if self.invited in held:  # (a request from the invited seat: it is taken)
+            self.invited = None
         return held
+
+    def join(self, token: str | None) -> bool:
+        """The invited player opened the game: `token` holds the seat the invite link
+        gave. True if that is news (the game changed: the host no longer waits)."""
+        if self.invited is None or self.invited not in self.seat_of(token):
+            return False
+        self.invited = None
+        return True
 
     def play(self, move: Move, token: str | None, ply: int | None, now: float = 0.0) -> None:
         """Play `move` for the side to move, whose seat `token` must hold; `ply` is the
@@ -281,17 +338,30 @@ class WebGame:
         except (IllegalMoveError, InvalidMoveError) as exc:
             raise IllegalMove(str(exc)) from None
         self.moves.append(move)
-        self.draw_offer = None
+        if self.draw_offer is not None and self.draw_offer is not self._board.turn.other:
+            self.draw_offer = None  # the other side moved instead of accepting: it lapses
 
     def _pop(self) -> None:
         """Take back the last move."""
         self._board.pop()
         self.moves.pop()
 
+    def can_undo(self) -> bool:
+        """A seat holder could take back a move now (`undo`): not in online games or
+        games resigned or agreed drawn, and against the computer only once the human
+        has a move to take back (playing O, the computer's opening is not one)."""
+        if self.mode is Mode.ONLINE or self.resigned is not None or self.agreed_draw:
+            return False
+        computer = self.computer_side()
+        if computer is None or len(self.moves) >= 2:
+            return bool(self.moves)
+        # one move at most: the human's only if the computer is to move after it
+        return bool(self.moves) and self._board.turn is computer
+
     def undo(self, token: str | None, ply: int | None) -> None:
         """Take back moves: against the computer, back to the human's last move (two
         plies, or one if the computer has not answered); on one device, one ply. Not in
-        online games."""
+        online games, and never the computer's move alone (`can_undo`)."""
         if self.mode is Mode.ONLINE:
             raise Forbidden("no take-backs in an online game: offer a draw or resign")
         if ply is not None and ply != self.ply:
@@ -300,13 +370,13 @@ class WebGame:
             raise Forbidden("this needs the token of a seat in this game")
         if self.resigned is not None or self.agreed_draw:
             raise Stale("the game is over")
-        if not self.moves:
-            raise Stale("no move to take back")
+        if not self.can_undo():
+            raise Stale("no move of yours to take back")
         self._pop()
         computer = self.computer_side()
         if computer is not None and self.moves and self._board.turn is computer:
             self._pop()  # the human's move too: the human is to move again
-        self.draw_offer = None  # (with no move left and the computer first, it moves again)
+        self.draw_offer = None
 
     def resign(self, token: str | None, now: float = 0.0) -> None:
         held = self._check(token, None)
@@ -320,7 +390,9 @@ class WebGame:
         self.running_since = None
 
     def offer_draw(self, token: str | None, now: float = 0.0) -> None:
-        """Offer a draw, or accept the other side's offer (online games)."""
+        """Offer a draw, or accept the other side's offer (online games). An offer
+        stands until the other side accepts it, declines it (`decline_draw`) or moves
+        instead: an offer made on one's own turn outlasts one's move."""
         if self.mode is not Mode.ONLINE:
             raise Forbidden("draw offers are for online games")
         offering = self._check(token, None)[0]
@@ -329,6 +401,13 @@ class WebGame:
             self.agreed_draw = True
         else:
             self.draw_offer = offering
+
+    def decline_draw(self, token: str | None) -> None:
+        """Decline the other side's draw offer (online games)."""
+        held = self._check(token, None)
+        if self.draw_offer is None or self.draw_offer in held:
+            raise Stale("there is no draw offer of the other side's to decline")
+        self.draw_offer = None
 
 
 class KeptBoards:

@@ -4,9 +4,11 @@
   the links (an online game's invite link holds the other seat's token);
 - ``GET /api/games/{id}``: the game now; ``GET /api/games/{id}/record``: its
   record (text);
-- ``POST /api/games/{id}/moves``, ``/undo``, ``/resign``, ``/draw``: changes,
-  each checked by `WebGame` (a 4xx with a one-line ``detail`` when refused,
-  and nothing changed);
+- ``POST /api/games/{id}/moves``, ``/undo``, ``/resign``, ``/draw`` (offer or
+  accept), ``/draw/decline``: changes, each checked by `WebGame` (a 4xx with a
+  one-line ``detail`` when refused, and nothing changed);
+- ``POST /api/games/{id}/join``: the invited player opened an online game (the
+  host's page stops saying it waits);
 - ``WS /api/games/{id}/live``: the game's view after every change.
 
 Each request reads the game once (its board built from the one kept from its
@@ -25,7 +27,7 @@ from collections.abc import Callable
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.responses import PlainTextResponse, Response
 
-from ninefold.records import Game, write_game
+from ninefold.records import write_game
 from ninefold.rules import Mark, Move, random_opening
 from ninefold.web.dependencies import Live, Store, Token
 from ninefold.web.errors import GameError, IllegalMove, Stale
@@ -117,12 +119,7 @@ async def get_game(game_id: str, tok: Token, hub: Live) -> Response:
             responses=ERRORS)
 async def get_record(game_id: str, store: Store) -> str:
     game = await store.call(store.get, game_id)
-    record = Game.from_board(game.board, Event=f"ninefold web game {game.id}")
-    outcome = game.outcome()
-    if outcome is not None and game.board.outcome() is None:
-        record.tags["Result"] = outcome.result()
-        record.tags["Termination"] = str(outcome.termination)
-    return write_game(record)
+    return write_game(game.record())
 
 
 @router.post("/api/games/{game_id}/moves", response_model=GameView, responses=ERRORS)
@@ -158,6 +155,25 @@ async def resign(game_id: str, tok: Token, hub: Live) -> Response:
 async def draw(game_id: str, tok: Token, hub: Live) -> Response:
     return await change(hub, game_id, tok,
                         lambda game: game.offer_draw(tok, time.time()))
+
+
+@router.post("/api/games/{game_id}/draw/decline", response_model=GameView,
+             responses=ERRORS)
+async def decline_draw(game_id: str, tok: Token, hub: Live) -> Response:
+    return await change(hub, game_id, tok, lambda game: game.decline_draw(tok))
+
+
+@router.post("/api/games/{game_id}/join", response_model=GameView, responses=ERRORS)
+async def join(game_id: str, tok: Token, hub: Live) -> Response:
+    """The invited player opened the game: the host stops waiting (stored and sent to
+    the pages watching only if that is news)."""
+    store = hub.store
+    game = await store.call(store.get, game_id)
+    changes = game.changes
+    if game.join(tok):
+        await store.call(store.save, game, changes)
+        return answer(await hub.changed(game, tok))
+    return answer(hub.view_json(game, tok))
 
 
 @router.websocket("/api/games/{game_id}/live")

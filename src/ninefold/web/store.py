@@ -68,15 +68,16 @@ CREATE TABLE IF NOT EXISTS web_games (
     left_ms TEXT,                  -- JSON {"x": ms, "o": ms}: time left (clocked games)
     running_since REAL,            -- when the side to move's time began to run
     flagged TEXT,                  -- x or o: whose time ran out
-    start TEXT                     -- the position string the game began from, or null
+    start TEXT,                    -- the position string the game began from, or null
+    invited TEXT                   -- x or o: the seat whose invite link no one opened yet
 );
 """
 ADDED = {  # columns newer than the table: a database from before gains them
     "clock": "TEXT", "left_ms": "TEXT", "running_since": "REAL", "flagged": "TEXT",
-    "start": "TEXT"}
+    "start": "TEXT", "invited": "TEXT"}
 COLUMNS = (  # what `_row` writes
     "rules", "opening", "moves", "ply", "seats", "level", "resigned", "draw_offer",
-    "agreed_draw", "clock", "left_ms", "running_since", "flagged", "start")
+    "agreed_draw", "clock", "left_ms", "running_since", "flagged", "start", "invited")
 ID_BYTES = 6  # a game's id: 8 URL-safe characters
 SQUARES = {str(m): m for m in map(Move.from_action, range(81))}  # a stored move, unparsed
 NAMES = {m: name for name, m in SQUARES.items()}  # and back
@@ -245,16 +246,16 @@ def _row(game: WebGame) -> tuple[Any, ...]:
             json.dumps(game.seats), game.level, maybe_side(game.resigned),
             maybe_side(game.draw_offer),
             int(game.agreed_draw), clock, json.dumps(game.left_ms) if clock else None,
-            game.running_since, maybe_side(game.flagged), game.start)
+            game.running_since, maybe_side(game.flagged), game.start, maybe_side(game.invited))
 
 
 def _game(row: tuple[Any, ...]) -> WebGame:
     (gid, created, mode, changes, rules, opening, moves, _ply, seats, level, resigned,
-     draw_offer, agreed, clock, left_ms, running_since, flagged, start) = row
+     draw_offer, agreed, clock, left_ms, running_since, flagged, start, invited) = row
     game = WebGame(gid, Mode(mode), _rules(rules), opening,
                    [SQUARES[m] for m in moves.split()], json.loads(seats), level,
                    _mark(resigned), _mark(draw_offer), bool(agreed), created, changes,
                    WebTimeControl(**json.loads(clock)) if clock else None,
                    json.loads(left_ms) if left_ms else {}, running_since, _mark(flagged),
-                   start)
+                   start, _mark(invited))
     return game

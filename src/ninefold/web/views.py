@@ -123,7 +123,14 @@ class GameView(BaseModel):
     termination: str | None
     computer: Literal["x", "o"] | None
     thinking: bool
-    draw_offer: Literal["x", "o"] | None
+    draw_offer: Literal["x", "o"] | None = Field(
+        ..., description="The side whose draw offer stands: until the other side accepts,"
+        " declines or moves.")
+    undoable: bool = Field(..., description="A seat may take back a move now (/undo).")
+    line: list[int] = Field(
+        ..., description="The small boards (0-8) of the line that won the game, if one did.")
+    waiting: Literal["x", "o"] | None = Field(
+        ..., description="An online game's seat whose invite link no one has opened yet.")
     clock: ClockView | None
     you: list[Literal["x", "o"]] = Field(..., description="The sides your token holds.")
 
@@ -211,7 +218,8 @@ def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -
         winner=maybe_side(outcome.winner if outcome else None),
         termination=str(outcome.termination) if outcome else None,
         computer=maybe_side(game.computer_side()), thinking=thinking,
-        draw_offer=maybe_side(game.draw_offer), clock=_clock(game),
+        draw_offer=maybe_side(game.draw_offer), undoable=game.can_undo(),
+        line=game.winning_line(), waiting=maybe_side(game.invited), clock=_clock(game),
         you=[side(m) for m in game.seat_of(token)],
     )
 
