@@ -13,7 +13,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 from needs import require
-from platform_fixtures import bot_archive
+from platform_fixtures import bot_archive, bot_source, pack
 
 from ninefold.platform import sandbox
 from ninefold.platform.scheduler import schedule_once
@@ -199,6 +199,7 @@ def test_ranked_games_rated_replayed_and_logs_private(site, contest, alice_bots)
     game = games[0]
     replay = client.get(f"/api/platform/games/{game['id']}/replay").json()
     assert replay["moves"] and replay["result"] == game["result"]
+    assert replay["title"] == f"Ranked game {game['id']}"
     # logs: each author sees their own side only; a stranger sees nothing
     owners = {"alice": alice, "bob": bob}
     for name, who in owners.items():
@@ -218,9 +219,9 @@ def test_ranked_games_rated_replayed_and_logs_private(site, contest, alice_bots)
     assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
 
 
-def test_pages_are_served(site):
+def test_pages_are_served(site, contest, alice_bots):
     client, _, _ = site
-    for path in ("/platform", "/platform/c/spring", "/platform/bot/1", "/platform-game/1"):
+    for path in ("/platform", "/platform/c/spring", "/platform/bot/1"):  # games: below
         r = client.get(path)
         assert r.status_code == 200 and "<html" in r.text
 
@@ -348,7 +349,7 @@ def test_house_bots_and_test_games_that_change_no_rating(site, contest, alice_bo
         game = store.game(g["id"])
         assert game.result and not game.rated
         replay = client.get(f"/api/platform/games/{g['id']}/replay").json()
-        assert "test game" in replay["title"] and replay["moves"]
+        assert replay["title"] == f"Test game {g['id']} (unranked)" and replay["moves"]
     house_version = store.versions(house_bot)[0]
     assert (house_version.games, house_version.mu) == (0, 25.0)
     listed = client.get(f"/api/platform/games?bot={house_bot}&ranked=false").json()["games"]
@@ -381,3 +382,107 @@ def test_a_contest_opens_closes_and_keeps_its_final_standings(site, contest):
     assert [row["name"] for row in board["rows"]] in (["l1", "l2"], ["l2", "l1"])
     assert board["games"] == {"queued": 0, "running": 0, "done": 0, "rating": 0}
     assert client.put(times, headers=organiser, json={"closes": now + 99}).status_code == 409
+
+
+def test_names_that_break_the_rules_are_refused_in_words(site, contest):
+    client, _, _ = site
+    organiser = signed(client, "organiser")
+    bot_rule = "a bot's name is 1 to 32 letters, digits, - and _, starting with a letter or"
+    r = upload(client, organiser, contest, "bad name!", bot_archive("python"))
+    assert r.status_code == 422 and r.json()["detail"].startswith(bot_rule), r.text
+    r = client.post(f"/api/platform/contests/{contest}/house", headers=organiser,
+                    json={"name": "-dash-first", "spec": "level:1"})
+    assert r.status_code == 422 and r.json()["detail"] == f"name: {bot_rule} a digit"
+    r = client.post("/api/platform/contests", headers=organiser, json={"name": "Big-Cup"})
+    assert r.status_code == 422 and r.json()["detail"] == (
+        "name: a contest's name is 3 to 32 lower-case letters, digits and -, starting with "
+        "a letter or a digit")
+
+
+def test_an_address_that_names_nothing_is_a_page_for_browsers_and_json_for_the_api(site):
+    client, _, _ = site
+    page = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    for path, said in (("/platform/bot/9999", "There is no bot &#x27;9999&#x27;."),
+                       ("/platform/bot/abc", "There is no bot &#x27;abc&#x27;."),
+                       ("/platform/c/no-such-cup", "no contest called &#x27;no-such-cup"),
+                       ("/platform/nope", "There is nothing at this address."),
+                       ("/nope", "There is nothing at this address.")):
+        r = client.get(path, headers=page)
+        assert r.status_code == 404 and r.headers["content-type"].startswith("text/html"), path
+        assert "<h1>Page not found</h1>" in r.text and said in r.text, path
+        assert 'href="/" data-control="notfound-home"' in r.text
+        assert 'data-control="notfound-contests" data-platform>' in r.text  # shown
+        r = client.get(path)  # a script: JSON
+        assert r.status_code == 404 and r.json()["detail"], path
+    r = client.get("/api/platform/nope", headers=page)
+    assert r.status_code == 404 and r.json() == {"detail": "Not Found"}
+
+
+ECHO = """import sys
+import bot
+
+
+def echo(lines):
+    for line in lines:
+        print("got " + line.strip(), file=sys.stderr, flush=True)
+        yield line
+
+
+sys.stdin = echo(sys.stdin)
+bot.main()
+"""
+
+
+def test_test_games_asked_twice_are_queued_once_and_show_each_turn(site, contest, alice_bots):
+    """A double-clicked request queues one pair; the viewer's turns show each move's time
+    to all and, to its author only, what the bot wrote to stderr during that turn."""
+    client, url, tmp = site
+    _, versions = alice_bots
+    tess = signed(client, "tess")
+    files = {"main.py": ECHO, "bot.py": bot_source("python", strategy="first")[1]}
+    r = upload(client, tess, contest, "echo", pack(files, "echo"))
+    assert r.status_code == 201, r.text
+    mine = wait_built(client, r.json()["id"], tess)
+    assert mine["status"] == "active", mine
+    ask = {"version": mine["id"], "opponent": versions[0]["bot"]}
+    r = client.post("/api/platform/test-games", headers=tess, json=ask)
+    assert r.status_code == 201, r.text
+    again = client.post("/api/platform/test-games", headers=tess, json=ask)
+    assert again.status_code == 409 and "waiting already" in again.json()["detail"]
+    tests = [g["id"] for g in r.json()["games"]]
+    store = Store(url)
+    stop = threading.Event()
+    worker = threading.Thread(target=work, args=(store, "test-worker", tmp / "cache", stop))
+    worker.start()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and any(
+                store.game(g).status != "done" for g in tests):
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        worker.join()
+    for game_id in tests:
+        game = store.game(game_id)
+        assert game.result, game
+        echo_side = "X" if game.x_version == mine["id"] else "O"
+        turns = client.get(f"/api/platform/games/{game_id}/turns", headers=tess).json()
+        assert turns["game"] == game_id and turns["contest"] == contest
+        assert not turns["ranked"] and turns["x_bot"] != turns["o_bot"]
+        assert [t["ms"] for t in turns["turns"]] == list(game.times_ms)
+        assert [t["side"] for t in turns["turns"]][:2] in (["X", "O"], ["O", "X"])
+        assert turns["turns"][-1]["ply"] == len(game.moves.split())
+        echoed = [t["stderr"] for t in turns["turns"] if t["side"] == echo_side]
+        other = [t["stderr"] for t in turns["turns"] if t["side"] != echo_side]
+        assert other == [None] * len(other)  # alice's side: not tess's to read
+        end = turns["x_end" if echo_side == "X" else "o_end"]
+        whole = game.x_log if echo_side == "X" else game.o_log
+        assert "".join(echoed) + end == whole  # every byte in one turn or after the last
+        assert any("got action move" in text for text in echoed)
+        assert all(len(text.encode()) <= 1024 for text in echoed)
+        page = client.get(f"/platform-game/{game_id}")
+        assert page.status_code == 200 and 'src="/static/platform-game.js"' in page.text
+        stranger = client.get(f"/api/platform/games/{game_id}/turns").json()
+        assert [t["ms"] for t in stranger["turns"]] == list(game.times_ms)
+        assert {t["stderr"] for t in stranger["turns"]} == {None}
+        assert stranger["x_end"] is None and stranger["o_end"] is None

@@ -19,6 +19,7 @@ import re
 import shlex
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -297,9 +298,12 @@ def log_path(log_dir: str | Path | None, key: GameKey | None, seat: str) -> Path
 def play_game(x: Seat, o: Seat, *, rules: Rules | str = "standard", opening: str | None = None,
               first_move_ms: int | None = None, slack_ms: int | None = None,
               log_dir: str | Path | None = None, key: GameKey | None = None,
-              abort: Abort | None = None, settle_ms: int = 0) -> GameResult:
+              abort: Abort | None = None, settle_ms: int = 0,
+              on_move: Callable[[Mark], None] | None = None) -> GameResult:
     """Play one game; a bot that breaks its protocol's rules loses, with the reason.
-    Raises `Aborted` (and plays on no further) once `abort` is set.
+    Raises `Aborted` (and plays on no further) once `abort` is set. `on_move` is called
+    after each move a bot plays, with its mark (the platform notes then how much each
+    bot has written to its log).
 
     `settle_ms`: how long both bots, once started, wait for the first request, on no
     clock. No platform gives it; a bot that loads its search first (ninefold's, 0.4-2 s)
@@ -340,6 +344,8 @@ def play_game(x: Seat, o: Seat, *, rules: Rules | str = "standard", opening: str
                 break
             board.push(played.move)
             times.append(float(played.info.get("ms", 0.0)))
+            if on_move is not None:
+                on_move(mark)
     except Exception:
         if abort is not None and abort.is_set():  # a bot closed under its reader
             raise Aborted("interrupted") from None

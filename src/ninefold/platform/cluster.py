@@ -90,7 +90,8 @@ class RayRunner:
             store.release(job.game_id, job.claim)
             return
         store.finish(job.game_id, job.claim, played.result, played.reason, played.moves,
-                     played.times_ms, played.x_log, played.o_log, time.time())
+                     played.times_ms, played.x_log, played.o_log, time.time(),
+                     played.turn_logs.to_json())
 
     def close(self) -> None:
         """Stop: games under way go back to the queue; what finished is rated."""

@@ -8,27 +8,33 @@ process like the arena's built-in seats).
 process (`ninefold.platform.worker`) and as a Ray task on a cluster
 (`ninefold.platform.cluster`). It keeps the bots' logs in a temporary folder
 named after its process (``ninefold-game-PID-...``); `sweep_games` removes the
-ones whose process is gone (a worker killed mid-game cannot remove its own).
+ones whose process is gone (a worker killed mid-game cannot remove its own). It
+notes how long each bot's log is after each move, so each turn's stderr is kept
+too (`TurnLogs`: its last `TURN_LOG_BYTES`), for the viewer.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS
-from ninefold.arena.referee import Seat, play_game
+from ninefold.arena.referee import Seat, log_path, play_game
 from ninefold.platform import recipes, sandbox
 from ninefold.platform.archive import unpack
 from ninefold.platform.store import HOUSE, Contest, GameRow, Store, existing
 from ninefold.protocols.clock import TimeControl
+from ninefold.rules import Mark
 
 MAX_LOG_CHARS = 64_000  # of each bot's stderr kept with a game (its tail)
+TURN_LOG_BYTES = 1024  # of each bot's stderr kept per turn (its tail)
 GAME_PREFIX = "ninefold-game-"  # a game's temporary folder: this, its process id, "-"
 
 
@@ -62,6 +68,48 @@ class Job:
 
 
 @dataclass(frozen=True)
+class TurnLogs:
+    """The bots' stderr turn by turn, each piece its last `TURN_LOG_BYTES`: `turns[i]`
+    is what the bot that played the i-th bot move (`Played.times_ms[i]`) wrote since
+    its move before, and `end` what X and O wrote after their last move (a crash).
+
+    >>> logs = TurnLogs.split([Mark.X, Mark.O, Mark.X], [3, 2, 6], (b"a-bcd-e", b"o-z"))
+    >>> logs
+    TurnLogs(turns=['a-b', 'o-', 'cd-'], end=('e', 'z'))
+    >>> TurnLogs.from_json(logs.to_json()) == logs, TurnLogs.from_json(None).turns
+    (True, [])
+    """
+
+    turns: list[str] = field(default_factory=list)
+    end: tuple[str, str] = ("", "")
+
+    @classmethod
+    def split(cls, movers: Sequence[Mark], lengths: Sequence[int],
+              logs: tuple[bytes, bytes]) -> TurnLogs:
+        """Cut X's and O's whole `logs`: `movers[i]` played the i-th move, its log
+        `lengths[i]` bytes long then."""
+        start = {Mark.X: 0, Mark.O: 0}
+        text = dict(zip((Mark.X, Mark.O), logs, strict=True))
+        turns = []
+        for mark, at in zip(movers, lengths, strict=True):
+            turns.append(_clip(text[mark][start[mark]:at]))
+            start[mark] = max(start[mark], at)
+        return cls(turns, (_clip(logs[0][start[Mark.X]:]), _clip(logs[1][start[Mark.O]:])))
+
+    def to_json(self) -> str:
+        return json.dumps({"turns": self.turns, "end": list(self.end)})
+
+    @classmethod
+    def from_json(cls, text: str | None) -> TurnLogs:
+        """The logs `to_json` wrote (none for a game stored without them)."""
+        if not text:
+            return cls()
+        data = json.loads(text)
+        x_end, o_end = data["end"]
+        return cls(list(data["turns"]), (x_end, o_end))
+
+
+@dataclass(frozen=True)
 class Played:
     """What a worker hands back for a game."""
 
@@ -71,6 +119,7 @@ class Played:
     times_ms: list[float]
     x_log: str
     o_log: str
+    turn_logs: TurnLogs = field(default_factory=TurnLogs)
 
 
 def time_control(contest: Contest | Job) -> TimeControl:
@@ -127,12 +176,22 @@ def play(job: Job, cache: Path | str) -> Played:
     its limits loses with the reason, as in the arena."""
     cache = Path(cache)
     with tempfile.TemporaryDirectory(prefix=f"{GAME_PREFIX}{os.getpid()}-") as logs:
+        paths = {m: log_path(logs, None, f"{s.name}-{m.name}")
+                 for m, s in ((Mark.X, job.x), (Mark.O, job.o))}
+        movers: list[Mark] = []
+        lengths: list[int] = []
+
+        def note(mark: Mark) -> None:  # after each move: how long the mover's log is
+            movers.append(mark)
+            lengths.append(_size(paths[mark]))
+
         result = play_game(seat(job.x, job, cache), seat(job.o, job, cache), rules=job.rules,
-                           opening=job.opening, log_dir=logs)
-        found = {p.parent.name: p for p in Path(logs).glob("*/*.log")}
-        x_log, o_log = (_tail(found.get(f"{s.name}-{m}")) for s, m in ((job.x, "X"),
-                                                                        (job.o, "O")))
-    return Played(result.result, result.reason, result.moves, result.times_ms, x_log, o_log)
+                           opening=job.opening, log_dir=logs, on_move=note)
+        whole = (_read(paths[Mark.X]), _read(paths[Mark.O]))
+    turns = TurnLogs.split(movers, lengths, whole)
+    x_log, o_log = (data[-MAX_LOG_CHARS:].decode(errors="replace") for data in whole)
+    return Played(result.result, result.reason, result.moves, result.times_ms, x_log, o_log,
+                  turns)
 
 
 def sweep_games(root: Path | str | None = None) -> list[Path]:
@@ -167,5 +226,20 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _tail(path: Path | None) -> str:
-    return "" if path is None else path.read_bytes()[-MAX_LOG_CHARS:].decode(errors="replace")
+def _size(path: Path | None) -> int:
+    try:
+        return path.stat().st_size if path is not None else 0
+    except FileNotFoundError:  # a house bot's, or nothing written yet
+        return 0
+
+
+def _read(path: Path | None) -> bytes:
+    try:
+        return path.read_bytes() if path is not None else b""
+    except FileNotFoundError:
+        return b""
+
+
+def _clip(data: bytes) -> str:
+    """The last `TURN_LOG_BYTES` of `data`, as text (a character cut in two replaced)."""
+    return data[-TURN_LOG_BYTES:].decode(errors="replace")

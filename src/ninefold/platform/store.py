@@ -91,6 +91,10 @@ class TooManyBots(StoreError):
     """The user has as many bots in the contest as it allows."""
 
 
+class AlreadyQueued(StoreError):
+    """The same pair of test games is queued or under way already."""
+
+
 class FutureSchema(StoreError):
     """The database was migrated by a newer ninefold than this one."""
 
@@ -128,6 +132,7 @@ users = sa.Table(
     sa.Column("name", sa.String(64), nullable=False),
     sa.Column("password_hash", sa.Text, nullable=False),
     sa.Column("is_admin", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("is_organiser", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("created", Real, nullable=False),
 )
 sa.Index("uq_users_name_lower", sa.func.lower(users.c.name), unique=True)
@@ -212,6 +217,7 @@ games = sa.Table(
     sa.Column("times_ms", sa.Text),  # JSON list, one a move
     sa.Column("x_log", sa.Text),  # each bot's stderr, for its author only
     sa.Column("o_log", sa.Text),
+    sa.Column("turn_logs", sa.Text),  # JSON: each turn's stderr (its tail), for its author
     sa.Column("created", Real, nullable=False),
     sa.Column("started", Real),
     sa.Column("finished", Real),
@@ -249,11 +255,19 @@ final_standings = sa.Table(  # a closed contest's leaderboard, stored once (`Sto
 
 @dataclass(frozen=True)
 class User:
+    """An account. An admin may do everything; an organiser (made one by an admin) may
+    create contests, and organises the ones they created."""
+
     id: int
     name: str
     password_hash: str
     is_admin: bool
     created: float
+    is_organiser: bool = False
+
+    @property
+    def may_create_contests(self) -> bool:
+        return self.is_admin or self.is_organiser
 
 
 @dataclass(frozen=True)
@@ -298,6 +312,11 @@ class Contest:
     def is_closed(self, now: float) -> bool:
         """Whether the contest has closed by `now` (its standings are final then)."""
         return self.closes is not None and self.closes <= now
+
+    def organised_by(self, user: User) -> bool:
+        """Whether `user` may change the contest (its times, its house bots): the
+        account that created it, or an admin."""
+        return user.is_admin or (self.created_by is not None and self.created_by == user.id)
 
 
 @dataclass(frozen=True)
@@ -355,6 +374,7 @@ class GameRow:
     ranked: bool
     x_log: str | None = None
     o_log: str | None = None
+    turn_logs: str | None = None  # JSON (`ninefold.platform.jobs.TurnLogs`)
 
 
 @dataclass(frozen=True)
@@ -379,7 +399,7 @@ class RatingPoint:
     at: float
 
 
-LOGS = ("x_log", "o_log")
+LOGS = ("x_log", "o_log", "turn_logs")
 
 
 def _cols(cls: type, table: sa.Table, skip: Sequence[str] = ()) -> list[sa.Column[Any]]:
@@ -562,6 +582,10 @@ class Store:
 
     def set_admin(self, name: str, admin: bool) -> None:
         self._update_user(name, is_admin=admin)
+
+    def set_organiser(self, name: str, organiser: bool) -> None:
+        """Let `name` create contests (or no longer)."""
+        self._update_user(name, is_organiser=organiser)
 
     def set_password(self, name: str, password_hash: str) -> None:
         self._update_user(name, password_hash=password_hash)
@@ -874,15 +898,27 @@ class Store:
     # --- games: the work queue --------------------------------------------------------------
 
     def queue_pair(self, contest_id: int, a_version: int, b_version: int,
-                   opening: str | None, *, ranked: bool = True,
+                   opening: str | None, *, ranked: bool = True, once: bool = False,
                    now: float | None = None) -> tuple[int, int]:
         """Queue two games of one opening, `a_version` X in the first, O in the second;
         their ids. The pair's number is its first game's id. A test game (not
-        `ranked`) is played like the others and never rated."""
+        `ranked`) is played like the others and never rated. `once`: `AlreadyQueued`
+        (nothing queued) while a game of the same kind between the two versions is
+        queued or running (a request sent twice)."""
         now = _now(now)
         game = {"contest_id": contest_id, "opening": opening, "status": "queued",
                 "attempts": 0, "created": now, "rated": False, "ranked": ranked}
         with self._write() as conn:
+            if once:
+                self._lock(conn, versions, a_version, "version")  # one request at a time
+                x, o = games.c.x_version, games.c.o_version
+                waiting = conn.execute(sa.select(games.c.id).where(
+                    games.c.ranked.is_(ranked), games.c.status.in_(("queued", "running")),
+                    sa.or_(sa.and_(x == a_version, o == b_version),
+                           sa.and_(x == b_version, o == a_version))).limit(1)).first()
+                if waiting is not None:
+                    raise AlreadyQueued("these two versions' games are waiting already "
+                                        f"(game {waiting.id})")
             first = conn.execute(games.insert().values(
                 **game, pair=0, x_version=a_version, o_version=b_version,
             ).returning(games.c.id)).scalar_one()
@@ -932,16 +968,17 @@ class Store:
 
     def finish(self, game_id: int, claim: str, result: str, reason: str,
                moves: Sequence[str] | str, times_ms: Sequence[float], x_log: str,
-               o_log: str, now: float) -> bool:
+               o_log: str, now: float, turn_logs: str | None = None) -> bool:
         """Store a game's result if `claim` still holds it (running, same token); a late
-        result from a claim that was given up is dropped: False."""
+        result from a claim that was given up is dropped: False. `turn_logs`: each
+        turn's stderr, as JSON."""
         _check(result, RESULTS, "result")
         with self._write() as conn:
             done = conn.execute(games.update().values(
                 status="done", result=result, reason=reason,
                 moves=moves if isinstance(moves, str) else " ".join(moves),
                 times_ms=json.dumps(list(times_ms)), x_log=x_log, o_log=o_log,
-                finished=now, lease_until=None,
+                turn_logs=turn_logs, finished=now, lease_until=None,
             ).where(self._claimed(game_id, claim)))
             return done.rowcount == 1
 

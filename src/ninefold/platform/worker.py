@@ -44,7 +44,7 @@ def work(store: Store, name: str, cache: Path, stop: threading.Event,
             beat.join()
         kept += store.finish(job.game_id, job.claim, played.result, played.reason,
                              played.moves, played.times_ms, played.x_log, played.o_log,
-                             time.time())
+                             time.time(), played.turn_logs.to_json())
     return kept
 
 

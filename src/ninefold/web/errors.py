@@ -4,7 +4,9 @@ handlers that turn them (and malformed requests) into a one-line ``detail``.
 A route (or the `ninefold.web.games.WebGame` it changes) raises a `GameError`;
 `add_handlers` makes the app answer it as ``{"detail": "..."}`` with the
 error's `status`, and a request FastAPI could not parse as a 422 that names
-the field.
+the field. An address that names nothing answers 404: to a browser (it accepts
+``text/html``), outside ``/api/``, a small page that says so with links home
+(``static/notfound.html``); to anything else the JSON ``detail``.
 
 >>> Stale("the game is over").status
 409
@@ -12,9 +14,18 @@ the field.
 
 from __future__ import annotations
 
+import html
+from functools import cache
+from pathlib import Path
+
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from starlette.exceptions import HTTPException
+
+NOT_FOUND_PAGE = Path(__file__).resolve().parent / "static" / "notfound.html"
+WHAT = "<!-- what -->"  # where the not-found page says what was not found
 
 
 class GameError(Exception):
@@ -60,7 +71,30 @@ async def bad_request(request: Request, exc: RequestValidationError) -> JSONResp
     return JSONResponse({"detail": f"{where}: {text}" if where else text}, 422)
 
 
+@cache
+def not_found_page() -> str:
+    page = NOT_FOUND_PAGE.read_text(encoding="utf-8")
+    assert WHAT in page
+    return page
+
+
+async def not_found(request: Request, exc: HTTPException) -> Response:
+    """A 404 for a browser's page: the not-found page, saying what is missing when the
+    route said (its ``detail``); any other HTTP error as FastAPI answers it."""
+    wants_page = "text/html" in request.headers.get("accept", "") and \
+        not request.url.path.startswith("/api/")
+    if exc.status_code != 404 or not wants_page:
+        return await http_exception_handler(request, exc)
+    said = exc.detail if exc.detail != "Not Found" else "There is nothing at this address."
+    page = not_found_page().replace(WHAT, html.escape(said))
+    if getattr(request.app.state, "platform", None) is not None:  # its links shown
+        page = page.replace(" data-platform hidden", " data-platform")
+    return HTMLResponse(page, 404)
+
+
 def add_handlers(app: FastAPI) -> None:
-    """Answer `GameError`s and unparsable requests with a one-line ``detail``."""
+    """Answer `GameError`s and unparsable requests with a one-line ``detail``, and a
+    browser's page that names nothing with the not-found page."""
     app.add_exception_handler(GameError, game_error)  # type: ignore[arg-type]
+    app.add_exception_handler(HTTPException, not_found)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, bad_request)  # type: ignore[arg-type]

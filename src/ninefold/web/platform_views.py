@@ -5,12 +5,38 @@ the platform's records (`ninefold.platform.store`) into them, a bot's rating plo
 from __future__ import annotations
 
 import io
-from typing import Literal
+import re
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
+from pydantic_core import PydanticCustomError
 
 from ninefold.platform import ladder
 from ninefold.platform.store import Contest, Version
+
+# --- names: the rules, in words when one is broken -------------------------------------
+
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}\Z")
+BOT_NAME_RULE = ("a bot's name is 1 to 32 letters, digits, - and _, starting with a letter "
+                 "or a digit")
+CONTEST_NAME = re.compile(r"[a-z0-9][a-z0-9-]{2,31}\Z")
+CONTEST_NAME_RULE = ("a contest's name is 3 to 32 lower-case letters, digits and -, "
+                     "starting with a letter or a digit")
+
+
+def _rule(pattern: re.Pattern[str], rule: str) -> AfterValidator:
+    """A check of a name against `pattern`, refused with `rule` (not the pattern)."""
+    def check(name: str) -> str:
+        if not pattern.match(name):
+            raise PydanticCustomError("name", rule)
+        return name
+    return AfterValidator(check)
+
+
+BotName = Annotated[str, Field(max_length=64, description=BOT_NAME_RULE + "."),
+                    _rule(BOT_NAME, BOT_NAME_RULE)]
+ContestName = Annotated[str, Field(max_length=64, description=CONTEST_NAME_RULE + "."),
+                        _rule(CONTEST_NAME, CONTEST_NAME_RULE)]
 
 # --- what goes over the wire ---------------------------------------------------------
 
@@ -24,6 +50,7 @@ class Me(BaseModel):
     id: int
     name: str
     admin: bool
+    organiser: bool = Field(False, description="May create contests (admins may too).")
 
 
 class ApiToken(BaseModel):
@@ -31,7 +58,7 @@ class ApiToken(BaseModel):
 
 
 class NewContest(BaseModel):
-    name: str = Field(..., min_length=3, max_length=32, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name: ContestName
     title: str = Field("", max_length=100)
     rules: str = Field("standard", max_length=32)
     protocol: Literal["riddles", "aigames", "codingame"] = "riddles"
@@ -53,7 +80,7 @@ class ContestTimes(BaseModel):
 
 
 class HouseBot(BaseModel):
-    name: str = Field(..., min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+    name: BotName
     spec: str = Field(..., min_length=1, max_length=200, description=(
         "One of ninefold's players, as the arena names them: 'level:3', 'mcts:net=default'."))
 
@@ -76,6 +103,9 @@ class ContestView(BaseModel):
     opens: float | None
     closes: float | None
     frozen: float | None = Field(None, description="When the final standings were stored.")
+    organiser: int | None = Field(None, description=(
+        "The id of the account that created it (it sets its times and enters house bots; "
+        "so may an admin)."))
 
 
 class Row(BaseModel):
@@ -156,6 +186,30 @@ class GameLogs(BaseModel):
     o_log: str | None = Field(None, description="O's stderr, if O is yours.")
 
 
+class Turn(BaseModel):
+    ply: int = Field(..., description="The move's place in the game (1: the first move).")
+    side: Literal["X", "O"]
+    ms: float = Field(..., description="How long the bot took, as the referee timed it.")
+    stderr: str | None = Field(None, description=(
+        "What the bot wrote to stderr since its move before (the last KB), if it is yours."))
+
+
+class GameTurns(BaseModel):
+    """A game as the platform's viewer shows it beside the board: who played, each turn's
+    time and (for its author) stderr."""
+
+    game: int
+    contest: str
+    ranked: bool
+    x: str
+    o: str
+    x_bot: int
+    o_bot: int
+    turns: list[Turn]
+    x_end: str | None = Field(None, description="X's stderr after its last move, if yours.")
+    o_end: str | None = Field(None, description="O's stderr after its last move, if yours.")
+
+
 # --- from records to answers -------------------------------------------------------
 
 
@@ -163,7 +217,8 @@ def contest_view(c: Contest) -> ContestView:
     return ContestView(id=c.id, name=c.name, title=c.title, rules=c.rules, protocol=c.protocol,
                        time_control=c.time_control, openings=c.openings,
                        max_bots_per_user=c.max_bots_per_user, active=c.active,
-                       opens=c.opens, closes=c.closes, frozen=c.frozen)
+                       opens=c.opens, closes=c.closes, frozen=c.frozen,
+                       organiser=c.created_by)
 
 
 def version_view(v: Version, mine: bool) -> VersionView:

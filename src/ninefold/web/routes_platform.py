@@ -12,10 +12,16 @@ games and replays, and download a contest's starter bots; a version's compile
 log, input test and every game's stderr are its author's only (403 for anyone
 else). An unknown id is 404.
 
-An admin sets a contest's opening and closing times and enters house bots
-(ninefold's own players); an author asks for unranked test games of their
-bots. Once a contest has closed and its final standings are stored, its
-leaderboard shows them (``final``).
+An organiser (an account an admin made one) or an admin creates contests; the
+contest's organiser (the account that created it) or an admin sets its opening
+and closing times and enters house bots (ninefold's own players); an author asks
+for unranked test games of their bots. Once a contest has closed and its final
+standings are stored, its leaderboard shows them (``final``).
+
+The pages: ``/platform``, ``/platform/c/{name}`` and ``/platform/bot/{id}``
+(``static/platform.html``, 404 for no such contest or bot, as for any other
+address under ``/platform/``) and ``/platform-game/{id}``, the web board's viewer
+with the turns' times, stderr and links (``static/platform-game.js``).
 """
 
 from __future__ import annotations
@@ -37,10 +43,12 @@ from fastapi import (
     UploadFile,
 )
 from fastapi.responses import FileResponse, HTMLResponse
+from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection
 
 from ninefold.platform import house, ladder, practice, recipes, starters
 from ninefold.platform.accounts import LIFETIMES, Accounts, AuthError
+from ninefold.platform.jobs import TurnLogs
 from ninefold.platform.scheduler import ranking
 from ninefold.platform.store import (
     Bot,
@@ -59,6 +67,8 @@ from ninefold.rules import Board, Move, Rules, opening_moves
 from ninefold.web.errors import Forbidden, GameError, IllegalMove, NotFound
 from ninefold.web.platform import MAX_UPLOAD_BYTES, Platform
 from ninefold.web.platform_views import (
+    BOT_NAME,
+    BOT_NAME_RULE,
     ApiToken,
     AskTestGames,
     BotView,
@@ -68,12 +78,14 @@ from ninefold.web.platform_views import (
     GameLogs,
     Games,
     GameSummary,
+    GameTurns,
     HouseBot,
     Leaderboard,
     Me,
     NewContest,
     RatingPointView,
     Row,
+    Turn,
     VersionView,
     contest_view,
     rating_png,
@@ -151,7 +163,7 @@ def set_cookie(request: Request, response: Response, token: str) -> None:
 
 
 def me(u: User) -> Me:
-    return Me(id=u.id, name=u.name, admin=u.is_admin)
+    return Me(id=u.id, name=u.name, admin=u.is_admin, organiser=u.is_organiser)
 
 
 def contest_named(store: Store, name: str) -> Contest:
@@ -257,9 +269,10 @@ async def contests(store: PlatformStore) -> list[ContestView]:
 @router.post("/contests", response_model=ContestView, status_code=201,
              responses={**ERRORS, 401: ERRORS[403]})
 async def new_contest(req: NewContest, u: Signed, store: PlatformStore) -> ContestView:
-    """A new contest (admins only)."""
-    if not u.is_admin:
-        raise Forbidden("only an admin can create a contest")
+    """A new contest, which its creator then organises (organisers and admins only)."""
+    if not u.may_create_contests:
+        raise Forbidden("only an organiser or an admin can create a contest "
+                        "(an admin makes an account an organiser)")
     try:
         Rules.parse(req.rules)
         if req.time_control.strip():
@@ -311,13 +324,12 @@ async def leaderboard(name: str, store: PlatformStore) -> Leaderboard:
             responses={**ERRORS, 401: ERRORS[403]})
 async def contest_times(name: str, req: ContestTimes, u: Signed,
                         store: PlatformStore) -> ContestView:
-    """Set when a contest opens and closes (admins only; 409 once its final standings
-    are stored)."""
-    if not u.is_admin:
-        raise Forbidden("only an admin can change a contest's times")
-
+    """Set when a contest opens and closes (its organiser or an admin; 409 once its
+    final standings are stored)."""
     def change() -> Contest:
         contest = contest_named(store, name)
+        if not contest.organised_by(u):
+            raise Forbidden("only the contest's organiser or an admin can change its times")
         try:
             return store.set_contest_times(contest.id, req.opens, req.closes)
         except StoreError as exc:
@@ -330,8 +342,8 @@ async def contest_times(name: str, req: ContestTimes, u: Signed,
 @router.post("/contests/{name}/house", response_model=VersionView, status_code=201,
              responses={**ERRORS, 401: ERRORS[403]})
 async def house_bot(name: str, req: HouseBot, u: Signed, store: PlatformStore) -> VersionView:
-    """Enter one of ninefold's players as a house bot, ranked like the others (admins
-    only); entered again under its name, a new version."""
+    """Enter one of ninefold's players as a house bot, ranked like the others (the
+    contest's organiser or an admin); entered again under its name, a new version."""
     def enter() -> Version:
         contest = contest_named(store, name)
         try:
@@ -349,12 +361,15 @@ async def house_bot(name: str, req: HouseBot, u: Signed, store: PlatformStore) -
              responses={**ERRORS, 401: ERRORS[403]})
 async def ask_test_games(req: AskTestGames, u: Signed, store: PlatformStore) -> Games:
     """Queue two unranked test games (colours swapped) of a version of your bot against
-    a bot's active version; watch them in the viewer. They never change a rating."""
+    a bot's active version; watch them in the viewer. They never change a rating. 409
+    while the same two versions' test games wait (the request sent twice)."""
     def queue() -> Games:
         try:
             ids = practice.ask(store, u, req.version, req.opponent)
         except PermissionError as exc:
             raise Forbidden(str(exc)) from None
+        except practice.Waiting as exc:
+            raise Conflict(str(exc)) from None
         except practice.PracticeError as exc:
             raise IllegalMove(str(exc)) from None
         names: dict[int, tuple[str, int]] = {}
@@ -365,13 +380,14 @@ async def ask_test_games(req: AskTestGames, u: Signed, store: PlatformStore) -> 
 @router.post("/contests/{name}/bots", response_model=VersionView, status_code=201,
              responses={**ERRORS, 401: ERRORS[403]})
 async def upload(name: str, u: Signed, store: PlatformStore, platform: Service,
-                 bot: Annotated[str, Form(min_length=1, max_length=32,
-                                          pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")],
+                 bot: Annotated[str, Form(max_length=64, description=BOT_NAME_RULE)],
                  file: Annotated[UploadFile, File(description=(
                      ".zip, .rar, .tar.gz or .tar of the sources, files at the top level"))],
                  ) -> VersionView:
     """Upload a bot (a new one, or a new version of your own): it is compiled and
     input-tested in the sandbox; watch its status at ``/api/platform/versions/{id}``."""
+    if not BOT_NAME.match(bot):
+        raise IllegalMove(BOT_NAME_RULE)
     data = await file.read(MAX_UPLOAD_BYTES + 1)
     if len(data) > MAX_UPLOAD_BYTES:
         raise IllegalMove(f"the archive is over {MAX_UPLOAD_BYTES >> 20} MiB")
@@ -492,8 +508,8 @@ async def game_replay(game_id: Id, store: PlatformStore) -> Replay:
             board = Board(contest.rules if contest else "standard")
             moves = [Move.parse(m) for m in (g.moves or "").split()]
             opening = len(opening_moves(g.opening)) if g.opening else 0
-            kind = "game" if g.ranked else "test game (unranked)"
-            return replay(f"{s.contest} {kind} {g.id}", s.x, s.o, board, moves, opening,
+            title = f"Ranked game {g.id}" if g.ranked else f"Test game {g.id} (unranked)"
+            return replay(title, s.x, s.o, board, moves, opening,
                           g.result, g.reason, g.reason or "")
         except ValueError as exc:
             raise IllegalMove(f"game {game_id} cannot be replayed: {exc}") from None
@@ -518,12 +534,57 @@ async def game_logs(game_id: Id, u: Signed, store: PlatformStore) -> GameLogs:
     return await asyncio.to_thread(read)
 
 
-pages = APIRouter(include_in_schema=False)  # the platform's page, at every address under it
+@router.get("/games/{game_id}/turns", response_model=GameTurns, responses=ERRORS)
+async def game_turns(game_id: Id, who: Viewer, store: PlatformStore) -> GameTurns:
+    """Each turn of a game: who moved and how long it took, and what the bot wrote to
+    stderr then (the last KB; only for the bots that are yours), with the bots' and the
+    contest's names for links."""
+    def read() -> GameTurns:
+        g = game_row(store, game_id)
+        s = summary(store, g, {}, {})
+        mine = {}
+        for mark, bot_id in (("X", s.x_bot), ("O", s.o_bot)):
+            owner = existing(store.bot(bot_id), f"bot {bot_id}").owner_id
+            mine[mark] = who is not None and owner == who.id
+        logs = TurnLogs.from_json(g.turn_logs)
+        moves = (g.moves or "").split()
+        first = len(moves) - len(g.times_ms or ())  # the opening's plies
+        turns = []
+        for i, ms in enumerate(g.times_ms or ()):
+            side: Literal["X", "O"] = "X" if (first + i) % 2 == 0 else "O"
+            text = logs.turns[i] if i < len(logs.turns) else ""
+            turns.append(Turn(ply=first + i + 1, side=side, ms=ms,
+                              stderr=text if mine[side] else None))
+        return GameTurns(game=g.id, contest=s.contest, ranked=g.ranked, x=s.x, o=s.o,
+                         x_bot=s.x_bot, o_bot=s.o_bot, turns=turns,
+                         x_end=logs.end[0] if mine["X"] else None,
+                         o_end=logs.end[1] if mine["O"] else None)
+    return await asyncio.to_thread(read)
+
+
+pages = APIRouter(include_in_schema=False)  # the platform's pages
 
 
 @pages.get("/platform")
-@pages.get("/platform/{rest:path}")
 async def page() -> FileResponse:
+    return FileResponse(STATIC / "platform.html")
+
+
+@pages.get("/platform/c/{name}")
+async def contest_page(name: str, store: PlatformStore) -> FileResponse:
+    """A contest's page; 404 (the not-found page) for no such contest."""
+    if await asyncio.to_thread(store.contest_by_name, name) is None:
+        raise HTTPException(404, f"There is no contest called {name!r}.")
+    return FileResponse(STATIC / "platform.html")
+
+
+@pages.get("/platform/bot/{bot_id}")
+async def bot_page_html(bot_id: str, store: PlatformStore) -> FileResponse:
+    """A bot's page; 404 (the not-found page) for no such bot."""
+    found = bot_id.isdigit() and len(bot_id) < 19 and \
+        await asyncio.to_thread(store.bot, int(bot_id)) is not None
+    if not found:
+        raise HTTPException(404, f"There is no bot {bot_id!r}.")
     return FileResponse(STATIC / "platform.html")
 
 
@@ -533,4 +594,14 @@ async def game_page(rest: str, store: PlatformStore) -> HTMLResponse:
     `rest` names no game: the page then says so in words."""
     found = rest.isdigit() and len(rest) < 19 and \
         await asyncio.to_thread(store.game, int(rest)) is not None
-    return HTMLResponse(index_page(platform=True), status_code=200 if found else 404)
+    return HTMLResponse(viewer_page(), status_code=200 if found else 404)
+
+
+def viewer_page() -> str:
+    """The web board's page, with the platform's part of the viewer (its module)."""
+    html = index_page(platform=True)
+    return html.replace("</body>", f"{VIEWER_MODULE}\n</body>", 1)
+
+
+VIEWER_MODULE = '<script type="module" src="/static/platform-game.js"></script>'
+
