@@ -630,3 +630,46 @@ def test_a_search_of_a_won_position_says_so_for_the_side_to_move() -> None:
     *_, last = MCTSPlayer(seed=1).search(Board.from_position(o_wins), Limit(sims=5000))
     assert last.done and last.proven == "win" and last.value == 1.0
     assert last.best is not None and last.best.proven == "win"
+
+
+# O to move in board 7 (d7-f9), whose one empty square is f7: a forced move.
+FORCED_F7 = ("standard 1xx1o1x1o/3xo2o1/1oo1x2x1/2o1x1o2/4o4/1o2xx1x1/x2oo3x/3xxo2x/ox1xooox1 "
+             "o 7 .........")
+# X to move wins by force: level 10's search (seed 1) proves it after 10,845 simulations.
+X_PROVES_A_WIN = ("standard xo1o1x2x/o2o2ooo/o1x3oo1/2x1xxx1o/1ox1o3x/o1x2o1oo/x5oxx/"
+                  "1xxxx1x1o/9 x 4 ..ox.....")
+
+
+def test_level_10_plays_a_forced_move_at_once_without_searching(monkeypatch) -> None:
+    """One legal move: level 10 plays it without its two-second search (nor does any
+    level search; the ladder's other players are not even asked)."""
+    from ninefold.players.level import LevelPlayer, forced_move
+
+    board = Board.from_position(FORCED_F7)
+    assert [str(m) for m in board.legal_moves] == ["f7"]
+    assert forced_move(board) == Move.parse("f7") and forced_move(Board()) is None
+    for level in (10, 4, 1):
+        player = LevelPlayer(level)
+
+        def no_search(*args: object, **kwargs: object) -> PlayResult:
+            raise AssertionError("a forced move was searched")
+
+        monkeypatch.setattr(player.inner, "play", no_search)
+        result = player.play(board)
+        assert str(result.move) == "f7", level
+        assert result.info == {"forced": True, "sims": 0, "level": level}
+
+
+def test_level_10_plays_a_proven_win_as_soon_as_it_is_proven() -> None:
+    """A proven result ends level 10's search: it made exactly the simulations a search
+    counted to 400,000 needs to prove the win, far fewer than its two seconds allow."""
+    from ninefold.players.level import LevelPlayer
+
+    board = Board.from_position(X_PROVES_A_WIN)
+    counted = make_player("mcts:net=default,sims=400000,seed=1")
+    assert isinstance(counted, MCTSPlayer)
+    *_, last = counted.search(board)
+    assert last.proven == "win" and last.sims < 100_000  # stopped by the proof, not the count
+    result = LevelPlayer(10, seed=1).play(board)
+    assert result.info["proven"] == "win" and result.info["value"] == 1.0
+    assert result.info["sims"] == last.sims and result.move == last.best.move

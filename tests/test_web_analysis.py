@@ -283,3 +283,22 @@ def test_the_analysis_runs_the_player_it_is_given():
     assert {s["player"] for s in seen} == {"mcts:threads=1"}
     with pytest.raises(AnalysisError, match="not an MCTS player"):
         asyncio.run(analyse(Analyst(slots=1, player="random")))
+
+
+# O to move in board 7, whose one empty square is f7: a forced move.
+FORCED_F7 = ("standard 1xx1o1x1o/3xo2o1/1oo1x2x1/2o1x1o2/4o4/1o2xx1x1/x2oo3x/3xxo2x/ox1xooox1 "
+             "o 7 .........")
+
+
+def test_the_computer_plays_a_forced_move_at_once_without_a_worker():
+    """Level 10 (and the proof player) answer a forced move on the event loop: no worker
+    is started, no search is run (level 10 would otherwise search for two seconds)."""
+    board = Board.from_position(FORCED_F7)
+    assert [str(m) for m in board.legal_moves] == ["f7"]
+    computer = Computer(workers=1)
+    try:
+        for level in (10, 5):
+            assert str(asyncio.run(computer.move(level, board))) == "f7"
+        assert computer._children[0].pid is None, "no worker was started"
+    finally:
+        computer.close()

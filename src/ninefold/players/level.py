@@ -5,8 +5,10 @@ measured with `benchmarks/ladder.py` (table in docs/players.md): every level
 beats the one below it by at least 100 Elo. The searching levels count
 simulations, not time, so a level is equally strong on a fast or a slow
 computer; only level 10, the search with the network, thinks for as long
-as the clock allows, up to 2 s a move. The analyses (`analysis_spec`) search
-as level 10 does.
+as the clock allows, up to 2 s a move, less when its search proves the result
+(it plays a proven win at once). Every level plays a forced move (the only
+legal one, `forced_move`) at once, without asking its player. The analyses
+(`analysis_spec`) search as level 10 does.
 
 >>> from ninefold import Board
 >>> make_level(1).play(Board()).move in Board().legal_moves
@@ -20,7 +22,7 @@ import functools
 from ninefold.options import split_pairs
 from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.players.registry import make_player, parse_spec, player_kind, register
-from ninefold.rules import Board
+from ninefold.rules import Board, Move
 
 LADDER: dict[int, str] = {
     1: "random",
@@ -74,9 +76,23 @@ class LevelPlayer(Player):
         self.inner.new_game()
 
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
+        forced = forced_move(board)
+        if forced is not None:
+            return PlayResult(forced, {"forced": True, "sims": 0, "level": self.level})
         result = self.inner.play(board, limit)
         result.info.setdefault("level", self.level)
         return result
+
+
+def forced_move(board: Board) -> Move | None:
+    """The side to move's only legal move, or None when it has a choice (or none).
+
+    >>> forced_move(Board()) is None
+    True
+    """
+    moves = iter(board.legal_moves)
+    first = next(moves, None)
+    return first if next(moves, None) is None else None
 
 
 @functools.cache  # asked at every computer move; the ladder is fixed

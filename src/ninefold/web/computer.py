@@ -6,7 +6,8 @@ board to one of its worker processes (as many as this process may use CPUs, at
 most `MAX_WORKERS`; a move waits, first come first served, while all are busy),
 each of which keeps one player per level it has been asked for (the first search
 of a process loads the compiled search, about a second). The levels that search
-nothing (1 and 2) play on the event loop: their move costs less than sending it.
+nothing (1 and 2) play on the event loop: their move costs less than sending it;
+so does every level when the move is forced (`forced_move`: the only legal one).
 
 Each worker is a `ninefold.protocols.child.Child` running `serve`, started when
 first needed (and again after it died); it ends with the server, even when the
@@ -24,7 +25,7 @@ import collections
 from dataclasses import dataclass
 
 from ninefold.players import Player, make_player
-from ninefold.players.level import is_instant, make_level
+from ninefold.players.level import forced_move, is_instant, make_level
 from ninefold.protocols.child import Child, ChildGone, Message, Parent
 from ninefold.rules import Board, Move
 from ninefold.system import usable_cpus
@@ -87,7 +88,10 @@ class Computer:
         Cancelled (a take-back), it stops waiting; a worker that was given it finishes
         the search and is idle again once its answer is read. A level that searches
         nothing (`Player.instant`: random, naive) plays here: shipping the board to a
-        worker would cost a hundred times its move."""
+        worker would cost a hundred times its move; so does a forced move, at any level."""
+        forced = forced_move(board)
+        if forced is not None:
+            return forced
         if instant(level):
             return self.play_now(level, board)
         asked = Asked(level, board, asyncio.get_running_loop().create_future())
