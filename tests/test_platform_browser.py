@@ -1,16 +1,20 @@
 """The contest platform in a real browser: sign up, upload a bot from a fixture archive,
-see its compile log and input test, and its first ranked game in the viewer; and every
-control of the platform's pages exercised for its effect: logging in and out, the
-admin's new-contest form, the contest page's leaderboard, starter bots and game links,
-a bot's page as its author (test games, a game's stderr) and as someone else. Each
-page, in each of those states, is listed (`controls.assert_every_control_tested`: every
-control named and tested) and checked by axe-core.
+see its compile log and input test, and its first ranked game in the viewer (each turn's
+time and stderr, links to the bots and the contest); and every control of the platform's
+pages exercised for its effect: logging in and out, the new-contest form of an admin and
+of an organiser, house bots entered from the contest page, the names the browser checks,
+the contest page's leaderboard, starter bots and game links, a bot's page as its author
+(test games, a game's stderr, a new version joining the test-games form) and as someone
+else, and the page of an address that names nothing. Each page, in each of those states,
+is listed (`controls.assert_every_control_tested`: every control named and tested), its
+headings checked for a skipped level, and checked by axe-core.
 
 A real ``ninefold serve --platform ... --workers 1`` process (its builder and a
 match worker process), the sandbox, and Debian's chromium driven by Playwright."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import subprocess
 import sys
@@ -65,17 +69,44 @@ def platform_server(tmp_path_factory):
                             files={"file": bot_archive(language, strategy="random", seed=3)})
             assert r.status_code == 201, r.text
             bots[who] = r.json()["bot"]
-    Store(url).set_admin("boss", True)
+    with httpx.Client(base_url=base, timeout=60) as client:
+        client.post("/api/platform/signup", json={"name": "orga", "password": PASSWORD})
+    store = Store(url)
+    store.set_admin("boss", True)
+    store.set_organiser("orga", True)
     yield Platform(base, tmp, bots["rival"])
     stop_server(proc)
 
 
 def accessible(page: Page) -> None:
     """No serious or critical axe-core violation on `page` as it is now, in the dark
-    colour scheme and the light one (the page is left light)."""
+    colour scheme and the light one (the page is left light), and no heading level
+    skipped."""
     for scheme in ("dark", "light"):
         page.emulate_media(color_scheme=scheme)
         assert_accessible(page)
+    assert_headings_nest(page)
+
+
+def assert_headings_nest(page: Page) -> None:
+    """The headings shown on `page` start at h1 and never skip a level going down."""
+    levels = page.evaluate("""() => [...document.querySelectorAll("h1, h2, h3, h4, h5, h6")]
+        .filter((h) => h.checkVisibility()).map((h) => Number(h.tagName[1]))""")
+    assert levels and levels[0] == 1, levels
+    skipped = [(a, b) for a, b in itertools.pairwise(levels) if b > a + 1]
+    assert skipped == [], f"heading levels {levels} skip a level at {skipped}"
+
+
+def store_of(platform: Platform) -> Store:
+    return Store(f"sqlite:///{platform.tmp / 'platform.sqlite'}")
+
+
+def refused_by_the_browser(page: Page, name: str) -> bool:
+    """Whether the browser's own check refuses the field `name` for its pattern."""
+    return page.evaluate("""(name) => {
+        const input = document.querySelector(`[data-control="${name}"]`);
+        return input.validity.patternMismatch && !input.form.checkValidity();
+    }""", name)
 
 
 def log_in(page: Page, base: str, name: str) -> None:
@@ -121,13 +152,34 @@ def test_sign_up_upload_and_watch_the_first_ranked_game(page: Page, platform_ser
     control(page, "game").and_(page.get_by_text(re.compile(r"^Game"))).first.click()
     expect(page).to_have_url(re.compile(r"/platform-game/\d+(\?ply=\d+)?$"))
     expect(page.get_by_test_id("status")).to_contain_text("(ply ")
+    expect(page.locator("#title")).to_contain_text(re.compile(r"^Ranked game \d+: "))
+    turn = page.get_by_test_id("turn")
     key(page, "viewer", "Home")
     expect(page.get_by_test_id("status")).to_contain_text("Start (ply 0 of")
+    expect(turn).to_have_text("The start: no move yet.")
+    key(page, "viewer", "ArrowRight")  # the opening's first move (random4: no bot's)
+    expect(turn).to_contain_text("Move 1 was the opening's")
     key(page, "viewer", "End")
     expect(page.locator(".cell.x").first).to_be_visible()
+    expect(turn).to_contain_text(re.compile(r"^Move \d+: [XO] \(\w+ v1\) took \d+ ms\."))
+    stderr = page.get_by_test_id("turn-stderr")  # shown for newcomer's mybot's turns only
+    last = turn.text_content()
+    seen = [stderr.is_visible()]
+    control(page, "back").click()
+    expect(turn).not_to_have_text(last or "")
+    seen.append(stderr.is_visible())
+    assert sorted(seen) == [False, True] or seen == [True, True], seen  # its stderr, or after
+    expect(page.locator("#turns")).to_contain_text("Ranked game of cup: X ")
     page.screenshot(path=str(shots / "web_platform_game.png"))
     accessible(page)
     assert_every_control_tested(page, "a platform game in the viewer")
+    x_bot = control(page, "viewer-bot-x").get_attribute("href")
+    control(page, "viewer-bot-o").click()
+    expect(page.locator("#bot-title")).to_be_visible()
+    page.go_back()
+    control(page, "viewer-contest").click()
+    expect(page).to_have_url(base + "/platform/c/cup")
+    assert re.fullmatch(r"/platform/bot/\d+", x_bot or "")
     page.goto(base + "/platform/c/cup")
     expect(page.get_by_test_id("leaderboard")).to_contain_text("mybot")
     page.screenshot(path=str(shots / "web_platform.png"), full_page=True)
@@ -170,7 +222,10 @@ def test_the_admin_creates_a_contest_as_the_form_describes_it(page: Page,
     control(page, "contest-protocol").select_option("aigames")
     control(page, "contest-time-control").fill("bank=5000,inc=200")
     control(page, "contest-openings").select_option("none")
+    control(page, "contest-max-bots").fill("2")
     control(page, "create-contest").click()
+    expect(page.get_by_test_id("notice")).to_have_text(
+        "The contest open-cup is made: you organise it.")
     made = control(page, "contest-link").and_(page.get_by_text("The Open Cup"))
     expect(page.get_by_test_id("contest-list")).to_contain_text(
         "The Open Cup (aigames, open-boards rules, bank=5000,inc=200)")
@@ -226,10 +281,14 @@ def test_a_bot_page_as_its_author_plays_test_games_and_shows_stderr(page: Page,
     control(page, "test-version").select_option(label="v1")
     control(page, "test-opponent").select_option(label="bossbot")
     control(page, "test-games").click()
-    expect(page.get_by_test_id("error")).to_have_text(re.compile("Two test games queued"))
+    expect(page.get_by_test_id("notice")).to_have_text(re.compile("Two test games queued"))
+    expect(page.get_by_test_id("error")).to_be_empty()
     expect(games).to_contain_text("Test game", timeout=GAMES_COME)  # the list refreshes itself
     control(page, "stderr").first.click()
     expect(games.locator("li pre").first).to_be_visible()  # the game's stderr, or (empty)
+    control(page, "game").and_(page.get_by_text(re.compile(r"^Test game"))).first.click()
+    expect(page.locator("#title")).to_contain_text(re.compile(r"^Test game \d+ \(unranked\): "))
+    expect(page.locator("#turns")).to_contain_text("Test game of cup")
 
 
 def test_a_bot_page_as_someone_else_has_no_author_controls(page: Page,
@@ -244,3 +303,121 @@ def test_a_bot_page_as_someone_else_has_no_author_controls(page: Page,
     expect(control(page, "test-games")).to_have_count(0)
     accessible(page)
     assert_every_control_tested(page, "a bot's page as someone else")
+
+
+def test_names_the_browser_checks_before_sending(page: Page, platform_server: Platform):
+    """The name fields' patterns compile in Chromium (with its v flag): a bad name is
+    refused by the browser, with the rule in words, and nothing is sent."""
+    base = platform_server.base
+    log_in(page, base, "orga")
+    sent = []
+    page.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+    control(page, "contest-name").fill("Big_Cup")
+    assert refused_by_the_browser(page, "contest-name")
+    control(page, "contest-name").fill("big-cup-2")
+    assert not refused_by_the_browser(page, "contest-name")
+    control(page, "auth-name").evaluate("(input) => { input.value = 'a b'; }")  # hidden form
+    assert refused_by_the_browser(page, "auth-name")
+    page.goto(base + "/platform/c/cup")
+    archive = platform_server.tmp / "named.zip"
+    archive.write_bytes(bot_archive("python")[1])
+    control(page, "upload-bot").fill("bad name!")
+    control(page, "upload-file").set_input_files(str(archive))
+    control(page, "upload").click()
+    assert refused_by_the_browser(page, "upload-bot")
+    assert "letters, digits, - and _" in control(page, "upload-bot").get_attribute("title")
+    control(page, "upload-bot").fill("-dash-first")
+    assert refused_by_the_browser(page, "upload-bot")
+    control(page, "upload-bot").fill("good_name-2")
+    assert not refused_by_the_browser(page, "upload-bot")
+    expect(page).to_have_url(base + "/platform/c/cup")
+    assert sent == []
+
+
+def test_an_organiser_makes_a_contest_and_enters_house_bots(page: Page,
+                                                            platform_server: Platform):
+    base = platform_server.base
+    log_in(page, base, "orga")
+    expect(page.get_by_test_id("account")).to_contain_text("orga (organiser)")
+    expect(page.locator("#new-contest")).to_be_visible()
+    control(page, "contest-name").fill("orga-cup")
+    control(page, "contest-title").fill("Orga's Cup")
+    control(page, "contest-opens").fill("2020-01-01T12:00")
+    control(page, "contest-closes").fill("2099-01-01T12:00")
+    control(page, "create-contest").click()
+    expect(page.get_by_test_id("notice")).to_contain_text("orga-cup is made")
+    control(page, "contest-link").and_(page.get_by_text("Orga's Cup")).click()
+    expect(page.locator("#contest-info")).to_contain_text("Closes ")
+    form = page.get_by_test_id("house")
+    expect(form).to_be_visible()
+    control(page, "house-name").fill("-bad")
+    control(page, "house-spec").fill("level:1")
+    control(page, "enter-house").click()
+    assert refused_by_the_browser(page, "house-name")
+    control(page, "house-name").fill("level1")
+    control(page, "enter-house").click()
+    expect(page.get_by_test_id("notice")).to_contain_text("House bot level1 v1 (level:1)")
+    expect(page.get_by_test_id("leaderboard")).to_contain_text("level1")
+    control(page, "house-name").fill("level1")
+    control(page, "house-spec").fill("no-such-player:1")
+    control(page, "enter-house").click()
+    expect(page.get_by_test_id("error")).to_contain_text("no-such-player")
+    expect(page.get_by_test_id("notice")).to_be_empty()
+    accessible(page)
+    assert_every_control_tested(page, "a contest's page as its organiser")
+    page.screenshot(path=str(platform_server.tmp / "organiser.png"), full_page=True)
+    page.context.clear_cookies()
+    log_in(page, base, "rival")  # not its organiser: no house-bot form
+    page.goto(base + "/platform/c/orga-cup")
+    expect(page.get_by_test_id("leaderboard")).to_contain_text("level1")
+    expect(form).to_be_hidden()
+
+
+def test_an_address_that_names_nothing_says_so_with_links_home(page: Page,
+                                                               platform_server: Platform):
+    base = platform_server.base
+    answer = page.goto(base + "/platform/bot/9999")
+    assert answer is not None and answer.status == 404
+    expect(page.get_by_role("heading", level=1)).to_have_text("Page not found")
+    expect(page.get_by_test_id("not-found")).to_contain_text("There is no bot '9999'.")
+    expect(page.locator("img")).to_have_count(0)
+    accessible(page)
+    assert_every_control_tested(page, "the page of an address that names nothing")
+    control(page, "notfound-contests").click()
+    expect(page).to_have_url(base + "/platform")
+    for path in ("/platform/nope", "/nope"):
+        answer = page.goto(base + path)
+        assert answer is not None and answer.status == 404
+        expect(page.get_by_test_id("not-found")).to_contain_text("nothing at this address")
+    control(page, "notfound-home").click()
+    expect(page).to_have_url(base + "/")
+
+
+def test_a_bot_page_follows_a_new_build_and_a_double_click_asks_once(
+        page: Page, platform_server: Platform):
+    """The test-games form gains a version when its build passes, without a reload; a
+    double click on its button sends one request, and its confirmation is no error."""
+    base = platform_server.base
+    log_in(page, base, "rival")
+    page.goto(f"{base}/platform/bot/{platform_server.rival_bot}")
+    version = control(page, "test-version")
+    expect(version.locator("option")).not_to_have_count(0, timeout=GAMES_COME)
+    name, data = bot_archive("c", strategy="first", seed=5)
+    r = page.request.post(base + "/api/platform/contests/cup/bots", multipart={
+        "bot": "rivalbot", "file": {"name": name, "mimeType": "application/zip",
+                                    "buffer": data}})
+    assert r.status == 201, r.text()
+    v2 = r.json()["id"]
+    expect(version.locator("option", has_text="v2")).to_have_count(1, timeout=GAMES_COME)
+    version.select_option(label="v2")
+    control(page, "test-opponent").select_option(label="bossbot")
+    asked = []
+    page.on("request", lambda req: asked.append(req.url)
+            if req.method == "POST" and req.url.endswith("/test-games") else None)
+    control(page, "test-games").dblclick()
+    expect(page.get_by_test_id("notice")).to_have_text(re.compile("Two test games queued"))
+    expect(page.get_by_test_id("error")).to_be_empty()
+    expect(control(page, "test-games")).to_be_enabled()
+    assert len(asked) == 1
+    assert len(store_of(platform_server).games(version_id=v2, ranked=False)) == 2
+    accessible(page)

@@ -72,6 +72,24 @@ def test_house_bots_do_not_count_against_the_bots_of_who_entered_them(store: Sto
         store.add_bot(contest.id, boss.id, "second")
 
 
+def test_an_organiser_organises_the_contests_they_created_only(store: Store):
+    store.add_user("ann", "hash")
+    store.set_organiser("ann", True)
+    ann, boss = store.user_by_name("ann"), admin(store)
+    bob = store.add_user("bob", "hash")
+    assert ann.may_create_contests and boss.may_create_contests
+    assert not bob.may_create_contests
+    hers = store.add_contest("anns", "", rules="standard", protocol="riddles",
+                             created_by=ann.id)
+    other = store.add_contest("other", "", rules="standard", protocol="riddles",
+                              created_by=boss.id)
+    assert [hers.organised_by(u) for u in (ann, boss, bob)] == [True, True, False]
+    assert [other.organised_by(u) for u in (ann, boss, bob)] == [False, True, False]
+    assert house.enter(store, hers, ann, "level1", "level:1").status == "active"
+    with pytest.raises(PermissionError, match="organiser"):
+        house.enter(store, other, ann, "level1", "level:1")
+
+
 def test_house_bots_are_scheduled_played_and_rated_like_the_others(store: Store, tmp_path):
     boss = admin(store)
     contest = store.add_contest("cup", "Cup", rules="standard", protocol="riddles",
@@ -231,3 +249,10 @@ def test_the_operators_commands_set_times_and_enter_house_bots(tmp_path):
         schedule_once(store, 2, random.Random(0))
     assert "final standings" in refused("times", "cup", "--closes", "")
     assert "no contest" in refused("times", "nope")
+    with Store(url) as store:
+        store.add_user("ann", "hash")
+    assert "ann is an organiser" in ok("organiser", "ann")
+    assert "no account 'bob'" in refused("organiser", "bob")
+    with Store(url) as store:
+        assert store.user_by_name("ann").may_create_contests
+    assert "ann is no longer an organiser" in ok("organiser", "ann", "--revoke")

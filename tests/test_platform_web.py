@@ -486,3 +486,26 @@ def test_test_games_asked_twice_are_queued_once_and_show_each_turn(site, contest
         assert [t["ms"] for t in stranger["turns"]] == list(game.times_ms)
         assert {t["stderr"] for t in stranger["turns"]} == {None}
         assert stranger["x_end"] is None and stranger["o_end"] is None
+
+
+def test_an_organiser_creates_a_contest_and_organises_it_only(site, contest):
+    client, url, _ = site
+    olga, zed = signed(client, "olga"), signed(client, "zed")
+    Store(url).set_organiser("olga", True)
+    new = {"name": "olgas-cup", "protocol": "riddles", "max_bots_per_user": 2}
+    r = client.post("/api/platform/contests", headers=zed, json=new)
+    assert r.status_code == 403 and "organiser" in r.json()["detail"]
+    assert client.get("/api/platform/me", headers=olga).json()["organiser"] is True
+    r = client.post("/api/platform/contests", headers=olga, json=new)
+    assert r.status_code == 201, r.text
+    assert r.json()["organiser"] == client.get("/api/platform/me", headers=olga).json()["id"]
+    for name, entered, timed in (("olgas-cup", 201, 200), (contest, 403, 403)):
+        r = client.post(f"/api/platform/contests/{name}/house", headers=olga,
+                        json={"name": "olgas-level1", "spec": "level:1"})
+        assert r.status_code == entered, r.text
+        r = client.put(f"/api/platform/contests/{name}/times", headers=olga,
+                       json={"opens": None, "closes": time.time() + 3600})
+        assert r.status_code == timed, r.text
+    r = client.post("/api/platform/contests/olgas-cup/house", headers=zed,
+                    json={"name": "zeds", "spec": "level:1"})
+    assert r.status_code == 403

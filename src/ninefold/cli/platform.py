@@ -4,8 +4,9 @@ The server side (`serve --platform URL` runs the web pages, uploads and,
 with ``--workers``, the ranked games): ``worker`` (one match worker, started
 by the server or by hand on another machine), ``run`` (the scheduler and
 workers without the web server: here, or on a Ray cluster), ``admin``,
-``contest``, ``times`` and ``house`` (an operator's set-up, straight on the
-database: admins, contests and their opening and closing times, house bots). The
+``organiser``, ``contest``, ``times`` and ``house`` (an operator's set-up, straight
+on the database: admins, organisers, contests and their opening and closing times,
+house bots). The
 author's side: ``starter`` (a starter bot in any language, for any protocol), and
 over HTTP ``token`` (an API token from a name and password) and ``upload`` (send
 an archive, wait for its compile and input test).
@@ -122,12 +123,27 @@ def admin(
     db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
     revoke: bool = typer.Option(False, "--revoke", help="Take the admin role away instead."),
 ) -> None:
-    """Make an account an admin (admins create contests)."""
+    """Make an account an admin (admins create and organise every contest)."""
     store = _store(db)
     if store.user_by_name(name) is None:
         _fail(f"no account {name!r}: sign up on the web page first")
     store.set_admin(name, not revoke)
     console.print(f"{name} is {'no longer ' if revoke else ''}an admin", highlight=False)
+
+
+@platform_app.command()
+def organiser(
+    name: str = typer.Argument(..., help="An existing account's name."),
+    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+    revoke: bool = typer.Option(False, "--revoke", help="Take the role away instead."),
+) -> None:
+    """Let an account create contests on the web page (it organises the ones it
+    creates: their times, their house bots)."""
+    store = _store(db)
+    if store.user_by_name(name) is None:
+        _fail(f"no account {name!r}: sign up on the web page first")
+    store.set_organiser(name, not revoke)
+    console.print(f"{name} is {'no longer ' if revoke else ''}an organiser", highlight=False)
 
 
 @platform_app.command()
@@ -215,7 +231,8 @@ def house(
     contest: str = typer.Argument(..., help="The contest's name."),
     name: str = typer.Argument(..., help="The house bot's name on the leaderboard."),
     spec: str = typer.Argument(..., help="One of ninefold's players: level:3, mcts:net=default"),
-    admin: str = typer.Option(..., "--admin", help="The admin account that enters it."),
+    admin: str = typer.Option(..., "--admin", help=(
+        "The account that enters it: an admin, or the contest's organiser.")),
     db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
 ) -> None:
     """Enter one of ninefold's players as a house bot, ranked like the others (again under

@@ -395,7 +395,7 @@ async function openReplay(path, title) {
   $("viewer").hidden = false;
   $("actions").hidden = true;
   $("title").hidden = false;
-  $("title").textContent = `${title}: ${film.x} (X) vs ${film.o} (O), ${film.result || "*"}`;
+  $("title").textContent = `${title ?? film.title}: ${film.x} (X) vs ${film.o} (O), ${film.result || "*"}`;
   const why = film.reason && film.reason !== film.termination ? ` (${film.reason})` : "";
   $("who").textContent = film.termination ? `Ended: ${film.termination}${why}` : "Not finished";
   $("record").closest("p").hidden = true;
@@ -452,6 +452,7 @@ function showFrame(i) {
   url.searchParams.set("ply", String(frame));
   history.replaceState(null, "", url);
   $("permalink").value = url.href;
+  document.dispatchEvent(new CustomEvent("ninefold:frame", { detail: frame }));  // platform-game.js
 }
 
 function toggleAutoplay() {
@@ -629,7 +630,7 @@ const ROUTES = [
   [new RegExp(`^/replay/${ID}$`), (id) => openReplay(`/api/games/${id}/replay`, `Game ${id}`)],
   [new RegExp(`^/arena/${N}$`), (n) => openReplay(`/api/arena/${n}/replay`, `Arena game ${n}`)],
   [new RegExp(`^/platform-game/${N}$`),
-    (n) => openReplay(`/api/platform/games/${n}/replay`, `Ranked game ${n}`)],
+    (n) => openReplay(`/api/platform/games/${n}/replay`)],  // titled by the server
   [/^\/arena$/, openArena],
   [/^\/analysis$/, openAnalysis],
   [/^\/rules$/, openRules],

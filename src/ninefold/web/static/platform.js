@@ -1,9 +1,9 @@
 // The contests pages: one page, no build step, over /api/platform (see /docs).
-// Routes: /platform (contests, sign-up and log-in), /platform/c/NAME (leaderboard,
-// upload, starter bots, games), /platform/bot/ID (versions with their compile log and input
-// test, rating plot, games, test games of your own bot). A game opens in the web board's
-// viewer (/platform-game/ID); a test game is marked so. A closed contest shows its final
-// standings.
+// Routes: /platform (contests, sign-up and log-in, a new contest for organisers),
+// /platform/c/NAME (leaderboard, upload, starter bots, games, house bots for its organiser),
+// /platform/bot/ID (versions with their compile log and input test, rating plot, games, test
+// games of your own bot). A game opens in the web board's viewer (/platform-game/ID, with
+// platform-game.js); a test game is marked so. A closed contest shows its final standings.
 // The session is an HttpOnly cookie: this script never sees it.
 
 const $ = (id) => document.getElementById(id);
@@ -19,7 +19,16 @@ async function api(path, options = {}) {
 const postJSON = (path, data) => api(path, {
   method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(data) });
 
-function say(text) { $("error").textContent = text || ""; }
+// A refusal (`say`, in the alert) or a confirmation (`tell`, a status): one at a time.
+function say(text) { $("error").textContent = text || ""; $("notice").textContent = ""; }
+function tell(text) { $("notice").textContent = text; $("error").textContent = ""; }
+// Send a form's request with its submit button disabled meanwhile (a double click sends one).
+async function busy(form, request) {
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true;
+  try { return await request(); } finally { button.disabled = false; }
+}
+const organises = (contest) => !!me && (me.admin || me.id === contest.organiser);
 function el(tag, props = {}, ...children) {
   const node = Object.assign(document.createElement(tag), props);
   for (const child of children) node.append(child);
@@ -41,7 +50,7 @@ async function loadMe() {
   if (me) {
     const out = named("log-out", el("button", { type: "button", textContent: "Log out" }));
     out.addEventListener("click", async () => { await api("/api/platform/logout", { method: "POST" }); location.reload(); });
-    box.append(`${me.name}${me.admin ? " (admin)" : ""} `, out);
+    box.append(`${me.name}${me.admin ? " (admin)" : me.organiser ? " (organiser)" : ""} `, out);
   }
   $("auth").hidden = !!me;
 }
@@ -65,14 +74,23 @@ async function showContests() {
     link("contest-link", `/platform/c/${c.name}`, c.title || c.name),
     ` (${c.protocol}, ${c.rules} rules${c.time_control ? ", " + c.time_control : ""})`)));
   if (!list.length) $("contest-list").append(el("li", { textContent: "No contest yet." }));
-  $("new-contest").hidden = !(me && me.admin);
+  $("new-contest").hidden = !(me && (me.admin || me.organiser));
 }
+
+// A datetime-local field's value (the viewer's time) as epoch seconds; empty: null.
+const epoch = (text) => (text ? new Date(text).getTime() / 1000 : null);
 
 $("new-contest").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const data = Object.fromEntries(new FormData(event.target));
-  try { await postJSON("/api/platform/contests", data); say(""); await showContests(); }
-  catch (error) { say(error.message); }
+  const form = event.target;
+  const data = Object.fromEntries(new FormData(form));
+  Object.assign(data, { max_bots_per_user: Number(data.max_bots_per_user),
+    opens: epoch(data.opens), closes: epoch(data.closes) });
+  try {
+    const made = await busy(form, () => postJSON("/api/platform/contests", data));
+    tell(`The contest ${made.name} is made: you organise it.`);
+    await showContests();
+  } catch (error) { say(error.message); }
 });
 
 function gameItem(g) {
@@ -101,6 +119,7 @@ async function showContest(name) {
       el("td", { textContent: r.mu.toFixed(2) }), el("td", { textContent: r.sigma.toFixed(2) }),
       el("td", { textContent: r.games }))));
   $("upload").hidden = !me;
+  $("house").hidden = !organises(c) || board.final;
   languages ??= await api("/api/platform/languages");
   $("starters").replaceChildren(...languages.flatMap((lang, i) => [i ? ", " : "",
     named("starter", el("a", { href: `/api/platform/contests/${encodeURIComponent(name)}/starters/${lang}`,
@@ -111,13 +130,27 @@ async function showContest(name) {
   timer = setTimeout(() => showContest(name).catch((e) => say(e.message)), 3000);  // live
 }
 
+const contestName = () => decodeURIComponent(location.pathname.split("/")[3]);
+
 $("upload").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const name = decodeURIComponent(location.pathname.split("/")[3]);
+  const form = event.target;
   try {
-    const v = await api(`/api/platform/contests/${encodeURIComponent(name)}/bots`,
-      { method: "POST", body: new FormData(event.target) });
+    const v = await busy(form, () => api(`/api/platform/contests/${encodeURIComponent(contestName())}/bots`,
+      { method: "POST", body: new FormData(form) }));
     location.href = `/platform/bot/${v.bot}`;
+  } catch (error) { say(error.message); }
+});
+
+$("house").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = event.target;
+  const data = Object.fromEntries(new FormData(form));
+  try {
+    const v = await busy(form, () => postJSON(`/api/platform/contests/${encodeURIComponent(contestName())}/house`, data));
+    tell(`House bot ${data.name} v${v.number} (${data.spec}) entered: it is on the leaderboard.`);
+    form.reset();
+    await showContest(contestName());
   } catch (error) { say(error.message); }
 });
 
@@ -140,6 +173,7 @@ async function showBot(id) {
     return box;
   }));
   if (bot.mine) await testGamesForm(bot);
+  else $("test-games")?.remove();
   const games = await api(`/api/platform/games?bot=${id}&limit=50`);
   $("bot-games").replaceChildren(...games.games.map((g) => {
     const item = gameItem(g);
@@ -158,28 +192,52 @@ async function showBot(id) {
   timer = setTimeout(() => showBot(id).catch((e) => say(e.message)), busy ? 1000 : 5000);
 }
 
-// Test games: a version of your bot against a bot of the contest, unranked (made once a page).
+// Test games: a version of your bot against a bot of the contest, unranked. The form is made
+// once a page and its choices brought up to date at each refresh (a version that finishes
+// its build joins them), keeping what is chosen.
 async function testGamesForm(bot) {
-  if ($("test-games")?.dataset.bot === String(bot.id)) return;
-  $("test-games")?.remove();
+  let form = $("test-games");
+  if (form?.dataset.bot !== String(bot.id)) {
+    form?.remove();
+    form = makeTestGamesForm(bot);
+    $("bot-plot").before(form);
+  }
   const board = await api(`/api/platform/contests/${encodeURIComponent(bot.contest)}`);
-  const option = (value, text) => el("option", { value, textContent: text });
-  const version = named("test-version", el("select", { name: "version" }, ...bot.versions
-    .filter((v) => ["active", "retired"].includes(v.status)).map((v) => option(v.id, `v${v.number}`))));
-  const opponent = named("test-opponent", el("select", { name: "opponent" },
-    ...board.rows.map((r) => option(r.bot, r.name))));
-  const form = el("form", { id: "test-games" }, el("h3", { textContent: "Test games (unranked)" }),
-    el("label", {}, "Version ", version), " ", el("label", {}, "against ", opponent), " ",
-    named("test-games", el("button", { type: "submit", textContent: "Play two test games" })));
+  const playable = bot.versions.filter((v) => ["active", "retired"].includes(v.status)).reverse();
+  fill(form.elements.version, playable.map((v) => [v.id, `v${v.number}`]));
+  fill(form.elements.opponent, board.rows.map((r) => [r.bot, r.name]));
+  const none = !playable.length || !board.rows.length;
+  form.querySelector(".hint").hidden = !none;
+  if (!form.dataset.sending) form.querySelector("button").disabled = none;
+}
+
+// A select's options: `choices` ([value, text]), the chosen one kept if it still is one.
+function fill(select, choices) {
+  const had = select.value;
+  const same = select.options.length === choices.length &&
+    choices.every(([value, text], i) => select.options[i].value === String(value) && select.options[i].text === text);
+  if (same) return;
+  select.replaceChildren(...choices.map(([value, text]) => el("option", { value, textContent: text })));
+  if (choices.some(([value]) => String(value) === had)) select.value = had;
+}
+
+function makeTestGamesForm(bot) {
+  const version = named("test-version", el("select", { name: "version" }));
+  const opponent = named("test-opponent", el("select", { name: "opponent" }));
+  const button = named("test-games", el("button", { type: "submit", textContent: "Play two test games" }));
+  const form = el("form", { id: "test-games", className: "inline-form" }, el("h2", { textContent: "Test games (unranked)" }),
+    el("label", {}, "Version ", version), el("label", {}, "against ", opponent), button,
+    el("p", { className: "hint muted", textContent: "A version plays test games once it has passed its input test." }));
   form.dataset.bot = String(bot.id);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    form.dataset.sending = "1";
     try {
-      await postJSON("/api/platform/test-games", { version: Number(version.value), opponent: Number(opponent.value) });
-      say("Two test games queued: they appear in the list below.");
-    } catch (error) { say(error.message); }
+      await busy(form, () => postJSON("/api/platform/test-games", { version: Number(version.value), opponent: Number(opponent.value) }));
+      tell("Two test games queued: they appear in the list below.");
+    } catch (error) { say(error.message); } finally { delete form.dataset.sending; }
   });
-  $("bot-info").after(form);
+  return form;
 }
 
 // --- routes ----------------------------------------------------------------------
@@ -187,10 +245,13 @@ async function route() {
   for (const id of ["contests", "contest", "bot"]) $(id).hidden = true;
   await loadMe();
   const path = location.pathname;
-  let m;
+  const contest = path.match(/^\/platform\/c\/([a-z0-9-]+)$/);
+  const bot = path.match(/^\/platform\/bot\/(\d+)$/);
+  const section = contest ? "contest" : bot ? "bot" : "contests";
+  $(section).querySelector("h1").after($("auth"));  // the log-in form under the page's title
   try {
-    if ((m = path.match(/^\/platform\/c\/([a-z0-9-]+)$/))) await showContest(m[1]);
-    else if ((m = path.match(/^\/platform\/bot\/(\d+)$/))) await showBot(m[1]);
+    if (contest) await showContest(contest[1]);
+    else if (bot) await showBot(bot[1]);
     else await showContests();
   } catch (error) { say(error.message); }
 }
