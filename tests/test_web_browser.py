@@ -7,6 +7,7 @@ to ``docs/`` (the README shows them), else to a temporary folder."""
 from __future__ import annotations
 
 import os
+import random
 import re
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from needs import require
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from webserver import start_server, stop_server
 
+from ninefold.records import Game
 from ninefold.rules import Board
 
 require("Debian's chromium", chromium_missing(), module=True)
@@ -321,7 +323,7 @@ def test_a_draw_offer_is_accepted_by_the_other_side(browser: Browser, server: st
         new_game(alice, server, mode="online")
         bob.goto(alice.get_by_test_id("invite").input_value())
         control(alice, "draw").click()
-        expect(alice.get_by_test_id("status")).to_contain_text("X offers a draw")
+        expect(alice.get_by_test_id("status")).to_contain_text("You offered a draw")
         expect(alice.get_by_test_id("error")).to_have_text("")
         expect(control(bob, "draw")).to_have_text("Accept draw")
         control(bob, "draw").click()
@@ -391,8 +393,8 @@ def test_the_board_is_groups_of_buttons_to_a_screen_reader(page: Page, server: s
 def test_an_address_that_names_no_game_says_so_in_a_short_line(page: Page, server: str,
                                                                 address: str):
     page.goto(server + address)
-    expect(page.get_by_test_id("setup-error")).to_contain_text("no game at this address")
-    assert len(page.get_by_test_id("setup-error").inner_text()) < 200
+    expect(page.get_by_test_id("notice")).to_contain_text("no game at this address")
+    assert len(page.get_by_test_id("notice").inner_text()) < 200
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 1100  # the viewport's: nothing pushes the page wider
     expect(page.locator("#setup")).to_be_visible()
@@ -400,7 +402,7 @@ def test_an_address_that_names_no_game_says_so_in_a_short_line(page: Page, serve
 
 def test_an_unknown_game_says_so(page: Page, server: str):
     page.goto(server + "/g/abcdefgh")
-    expect(page.get_by_test_id("setup-error")).to_contain_text("no game 'abcdefgh' here")
+    expect(page.get_by_test_id("notice")).to_contain_text("no game 'abcdefgh' here")
 
 
 def test_the_game_record_downloads_as_a_file(page: Page, server: str):
@@ -513,3 +515,277 @@ def test_the_rules_page_explains_the_game_with_a_picture_and_every_page_links_it
     page.screenshot(path=str(shots / "web_rules.png"), full_page=True)
     page.get_by_role("link", name="Start a game").click()
     expect(page.locator("#setup")).to_be_visible()
+
+
+# --- the game page under a stranger's hands (issue 61) --------------------------------------
+
+# A game of random moves one move before X's f6 wins it by boards 1, 5 and 9, 13 moves long
+LINE_WIN = ("1. i8 i6 2. g8 c5 3. g5 c4 4. i3 g7 5. a3 a7 6. a1 c2 7. i4 g1 8. b1 d1 "
+            "9. a2 c6 10. h8 e5 11. f4 h2 12. f5 i5 13. h4 e2 *")
+
+
+def from_start(page: Page, server: str, start: str) -> None:
+    """A game on one device going on from `start` (a record)."""
+    page.goto(server + "/")
+    control(page, "mode-local").check()
+    control(page, "start").fill(start)
+    control(page, "start-game").click()
+    expect(page.get_by_test_id("status")).to_contain_text("to move")
+
+
+def phone(browser: Browser, dark: bool = False) -> BrowserContext:
+    return browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                               has_touch=True, color_scheme="dark" if dark else "light")
+
+
+def test_a_draw_offer_stands_through_the_offerers_move_and_may_be_declined(
+        browser: Browser, server: str):
+    contexts, (alice, bob, carol) = pages(browser, 3)
+    try:
+        new_game(alice, server, mode="online")
+        bob.goto(control(alice, "invite").input_value())
+        carol.goto(control(alice, "watch").input_value())
+        expect(control(bob, "decline-draw")).to_be_hidden()
+        control(alice, "draw").click()  # on X's own turn
+        expect(alice.get_by_test_id("status")).to_contain_text("You offered a draw")
+        expect(control(alice, "draw")).to_have_text("Draw offered")
+        expect(control(alice, "draw")).to_be_disabled()
+        expect(bob.get_by_test_id("status")).to_contain_text("Your opponent offers a draw")
+        expect(carol.get_by_test_id("status")).to_contain_text("X offers a draw")
+        alice.locator(".cell[data-square='e5']").click()
+        expect(bob.locator(".cell[data-square='e5']")).to_have_text("X")
+        expect(bob.get_by_test_id("status")).to_contain_text("Your opponent offers a draw")
+        expect(control(bob, "draw")).to_have_text("Accept draw")
+        control(bob, "decline-draw").click()
+        for page in (alice, bob, carol):
+            expect(page.get_by_test_id("status")).not_to_contain_text("draw")
+        expect(control(alice, "draw")).to_be_enabled()
+        expect(control(alice, "draw")).to_have_text("Offer draw")
+        expect(control(bob, "decline-draw")).to_be_hidden()
+        control(bob, "draw").click()  # O offers on its own turn, X moves instead
+        expect(alice.get_by_test_id("status")).to_contain_text("Your opponent offers a draw")
+        bob.locator(".cell[data-square='e4']").click()
+        expect(alice.locator(".cell[data-square='e4']")).to_have_text("O")
+        expect(alice.get_by_test_id("status")).to_contain_text("Your opponent offers a draw")
+        alice.locator(".cell[data-square='e3']").click()  # X moved: O's offer lapsed
+        expect(bob.locator(".cell[data-square='e3']")).to_have_text("X")
+        for page in (alice, bob, carol):
+            expect(page.get_by_test_id("status")).not_to_contain_text("draw")
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_undo_looks_disabled_and_waits_for_a_move_of_yours(page: Page, server: str):
+    new_game(page, server, side="o")  # level 1 opens at once
+    expect(page.locator(".cell.x")).to_have_count(1)
+    opening = page.get_by_test_id("moves").inner_text()
+    undo = control(page, "undo")
+    expect(undo).to_be_disabled()
+    assert float(undo.evaluate("el => getComputedStyle(el).opacity")) < 0.6
+    undo.click(force=True)  # nothing: the computer's opening is not yours to take back
+    time.sleep(0.3)
+    assert page.get_by_test_id("moves").inner_text() == opening
+    page.locator(".cell.legal").first.click()
+    expect(page.locator(".cell.x")).to_have_count(2)
+    expect(undo).to_be_enabled()
+    assert float(undo.evaluate("el => getComputedStyle(el).opacity")) == 1
+    undo.click()
+    expect(page.locator(".cell.x, .cell.o")).to_have_count(1)
+    assert page.get_by_test_id("moves").inner_text() == opening  # the same opening stays
+    expect(undo).to_be_disabled()
+
+
+# Where each move number's left edge is: an outside list marker's ("10. " set before the
+# item, in its font) or a number drawn inside the item.
+NUMBER_LEFTS = """() => [...document.querySelectorAll('#moves li')].map((li, i) => {
+  const style = getComputedStyle(li);
+  const left = li.getBoundingClientRect().left;
+  if (style.listStyleType !== 'none' && style.listStylePosition === 'outside') {
+    const probe = document.createElement('span');
+    probe.style.font = style.font;
+    probe.style.whiteSpace = 'pre';
+    probe.textContent = `${i + 1}. `;
+    document.body.appendChild(probe);
+    const width = probe.getBoundingClientRect().width;
+    probe.remove();
+    return left - width;
+  }
+  return getComputedStyle(li, '::before').content.includes('counter') ? left : -999;
+})"""
+
+
+def long_record(plies: int = 44) -> str:
+    """A record of `plies` random moves (seed 0), the game not over."""
+    chance, board = random.Random(0), Board()
+    while board.ply < plies:
+        board.push(chance.choice(list(board.legal_moves)))
+    assert board.outcome() is None
+    return str(Game.from_board(board))
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_move_numbers_past_9_stay_on_a_phone_screen(browser: Browser, server: str,
+                                                    shots: Path, dark: bool):
+    context = phone(browser, dark)
+    page = context.new_page()
+    try:
+        from_start(page, server, long_record())  # 22 numbers: 1-11 in the first column
+        expect(page.get_by_test_id("moves").locator("li")).to_have_count(22)
+        lefts = page.evaluate(NUMBER_LEFTS)
+        assert len(lefts) == 22 and min(lefts) >= 0, lefts
+        page.screenshot(path=str(shots / f"web_phone_moves{'_dark' if dark else ''}.png"),
+                        full_page=True)
+    finally:
+        context.close()
+
+
+def test_a_spectators_old_message_goes_when_the_game_moves_on(browser: Browser, server: str):
+    contexts, (alice, bob, carol) = pages(browser, 3)
+    try:
+        new_game(alice, server, mode="online")
+        bob.goto(control(alice, "invite").input_value())
+        carol.goto(control(alice, "watch").input_value())
+        carol.locator(".cell[data-square='e5']").click(force=True)
+        expect(carol.get_by_test_id("error")).to_have_text("You are watching: you cannot move.")
+        control(alice, "draw").click()
+        control(bob, "draw").click()
+        expect(carol.get_by_test_id("status")).to_contain_text("draw agreed")
+        expect(carol.get_by_test_id("error")).to_have_text("")
+        expect(carol.get_by_test_id("status")).not_to_contain_text("watching")
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_the_boards_of_the_winning_line_are_marked(page: Page, server: str, shots: Path):
+    from_start(page, server, LINE_WIN)
+    expect(page.locator(".small.line")).to_have_count(0)
+    page.locator(".cell[data-square='f6']").click()
+    expect(page.get_by_test_id("verdict")).to_have_text("X won")
+    expect(page.locator(".small.line")).to_have_count(3)
+    assert [el.get_attribute("data-board") for el in page.locator(".small.line").all()] == [
+        "0", "4", "8"]
+    board = page.get_by_role("group", name="Ultimate Tic-Tac-Toe board")
+    expect(board.get_by_role("group", name="Board 5, in the winning line")).to_be_visible()
+    page.screenshot(path=str(shots / "web_winning_line.png"))
+
+
+def test_a_host_who_opens_their_own_invite_keeps_their_seat(browser: Browser, server: str):
+    contexts, (alice, bob) = pages(browser, 2)
+    try:
+        new_game(alice, server, mode="online")
+        invite = control(alice, "invite").input_value()
+        alice.goto(invite)
+        expect(alice.get_by_test_id("notice")).to_contain_text("your own game's invite link")
+        expect(alice.locator("#who")).to_have_text("You play X.")
+        expect(control(alice, "invite")).to_have_value(invite)  # still the host's page
+        alice.reload()
+        expect(alice.locator("#who")).to_have_text("You play X.")
+        bob.goto(invite)  # the invite still holds O's seat for the friend
+        expect(bob.locator("#who")).to_have_text("You play O.")
+        alice.locator(".cell[data-square='e5']").click()
+        bob.locator(".cell[data-square='e4']").click()
+        expect(alice.locator(".cell[data-square='e4']")).to_have_text("O")
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_the_game_page_has_one_h1_naming_the_game(page: Page, server: str):
+    new_game(page, server)
+    expect(page.locator("h1:visible")).to_have_count(1)
+    expect(page.get_by_role("heading", level=1)).to_have_text("Game against the computer")
+    page.reload()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Game against the computer")
+
+
+def test_an_unknown_games_message_is_at_the_top_of_a_phone_screen(browser: Browser,
+                                                                   server: str):
+    context = phone(browser)
+    page = context.new_page()
+    try:
+        page.goto(server + "/g/doesnotexist")
+        notice = page.get_by_test_id("notice")
+        expect(notice).to_contain_text("no game 'doesnotexist' here")
+        box = notice.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 844 / 2  # seen at once
+        assert page.evaluate("window.scrollY") == 0
+    finally:
+        context.close()
+
+
+def test_the_host_reads_waiting_for_the_opponent_until_they_join(browser: Browser,
+                                                                 server: str):
+    contexts, (alice, bob, carol) = pages(browser, 3)
+    try:
+        new_game(alice, server, mode="online")
+        expect(alice.get_by_test_id("status")).to_contain_text(
+            "Waiting for your opponent to open the invite link.")
+        carol.goto(control(alice, "watch").input_value())
+        expect(carol.get_by_test_id("status")).to_contain_text("Waiting for O's player to join")
+        bob.goto(control(alice, "invite").input_value())
+        expect(bob.locator("#who")).to_have_text("You play O.")
+        for page in (alice, bob, carol):  # live, no reload
+            expect(page.get_by_test_id("status")).not_to_contain_text("join")
+            expect(page.get_by_test_id("status")).not_to_contain_text("invite")
+        alice.reload()
+        expect(alice.get_by_test_id("status")).not_to_contain_text("invite link")
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_the_copy_buttons_copy_the_links(browser: Browser, server: str):
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    try:
+        new_game(page, server, mode="online")
+        control(page, "copy-invite").click()
+        expect(control(page, "copy-invite")).to_have_text("Copied")
+        assert page.evaluate("navigator.clipboard.readText()") == control(
+            page, "invite").input_value()
+        control(page, "copy-watch").click()
+        assert page.evaluate("navigator.clipboard.readText()") == control(
+            page, "watch").input_value()
+    finally:
+        context.close()
+
+
+def test_without_the_clipboard_copy_selects_the_link(browser: Browser, server: str):
+    context = browser.new_context()
+    context.add_init_script("navigator.clipboard.writeText = () => Promise.reject("
+                            "new DOMException('denied', 'NotAllowedError'));")
+    page = context.new_page()
+    try:
+        new_game(page, server, mode="online")
+        control(page, "copy-invite").click()
+        selected = page.evaluate("(() => { const f = document.activeElement; return [f.id, "
+                                 "f.value.slice(f.selectionStart, f.selectionEnd)]; })()")
+        assert selected == ["invite", control(page, "invite").input_value()]
+    finally:
+        context.close()
+
+
+def test_the_game_page_names_its_rules_opening_and_clock(page: Page, server: str):
+    new_game(page, server, mode="online", clock="blitz")
+    expect(page.get_by_test_id("game-rules")).to_have_text("Rules: Standard · clock 3 min + 2 s")
+    page.goto(server + "/")
+    control(page, "mode-local").check()
+    control(page, "rules").select_option("open-boards")
+    control(page, "opening").fill("53271")
+    control(page, "start-game").click()
+    expect(page.get_by_test_id("game-rules")).to_have_text(
+        "Rules: Open boards (play on in won boards) · opening 53271")
+
+
+def test_the_computer_thinking_shows_its_time(page: Page, server: str, shots: Path):
+    new_game(page, server, level="10", side="o")  # it opens, about 2 s a move
+    thinking = page.get_by_test_id("thinking")
+    expect(thinking).to_be_visible(timeout=30_000)
+    expect(thinking).to_have_text(re.compile(r"^Computer thinking… \d+\.\d s$"))
+    first = thinking.inner_text()
+    expect(thinking).not_to_have_text(first)  # it counts
+    page.screenshot(path=str(shots / "web_thinking.png"))
+    expect(page.locator(".cell.x")).to_have_count(1, timeout=60_000)
+    expect(thinking).to_be_hidden()

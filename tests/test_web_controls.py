@@ -115,9 +115,23 @@ def test_the_board_keys_move_the_cursor_and_play(page: Page, server: str):
     expect(page.locator(".cell[data-square='e5']")).to_have_text("X")
     # the page sends one move at a time (a double click sends one): wait for the answer
     expect(page.get_by_test_id("status")).to_contain_text("O to move")
-    key(page, "board", "ArrowUp")  # e4, in board 5 where O must play
+    expect(cursor).to_have_attribute("data-square", "e4")  # off the taken e5, in board 5
     key(page, "board", "Space")
     expect(page.locator(".cell[data-square='e4']")).to_have_text("O")
+
+
+def test_the_cursor_moves_to_the_board_the_move_sends_you_to(page: Page, server: str):
+    local_game(page, server)
+    for name in ("ArrowLeft", "ArrowLeft", "ArrowUp", "ArrowUp"):
+        key(page, "board", name)
+    expect(page.locator(".cell.cursor")).to_have_attribute("data-square", "c3")
+    key(page, "board", "Enter")  # X's c3 sends O to board 9 (g7-i9)
+    expect(page.get_by_test_id("status")).to_contain_text("O to move: play in board 9")
+    expect(page.locator(".cell.cursor")).to_have_attribute("data-square", "g7")  # its nearest
+    expect(page.locator(".cell:focus")).to_have_attribute("data-square", "g7")
+    key(page, "board", "Enter")
+    expect(page.locator(".cell[data-square='g7']")).to_have_text("O")
+    expect(page.locator(".cell.cursor")).to_have_attribute("data-square", "c2")  # board 1
 
 
 def test_the_position_its_analysis_and_the_play_from_here_links(page: Page, server: str):

@@ -17,12 +17,36 @@ let panel = null;    // the AnalysisPanel, once shown
 
 // A view replaces the one shown only if it is not older (a socket message and the
 // answer to a request may come in either order).
+// A new version clears the messages about the one before and, when this page is to move,
+// brings the keyboard's cursor to a square it may play.
 function show(view, you) {
   if (game && view.id === game.id && view.version < game.version) return;
   if (you !== undefined) view.you = you;
+  const news = !game || view.id !== game.id || view.version !== game.version;
   game = view;
   game.received = performance.now();  // the clock's times are as of now
+  if (news) {
+    showError("");
+    if (canMove()) cursorToPlayable(game.legal);
+  }
   render();
+}
+
+// Move the cursor to the playable square (of `legal`, by name) nearest it, unless it is
+// on one; the focus follows if it was on the board.
+function cursorToPlayable(legal) {
+  const { b, c } = bcOf(cursor.x, cursor.y);
+  if (!legal.length || legal.includes(square(b, c))) return;
+  const dist = (sq) => {
+    const cell = document.querySelector(`.cell[data-square="${sq}"]`);
+    const { x, y } = xyOf(Number(cell.dataset.board), Number(cell.dataset.cell));
+    return [(x - cursor.x) ** 2 + (y - cursor.y) ** 2, y, x];
+  };
+  const [, y, x] = legal.map(dist).sort((p, q) => p[0] - q[0] || p[1] - q[1] || p[2] - q[2])[0];
+  cursor = { x, y };
+  if (document.activeElement && document.activeElement.classList.contains("cell")) {
+    focusCursor();
+  }
 }
 
 // --- squares: board b, cell c <-> column x, row y <-> "e5" -------------------------
@@ -44,13 +68,21 @@ function showError(text) {
   for (const el of document.querySelectorAll(".error")) el.textContent = text || "";
 }
 
-// The API's answer at `path`, or null after showing why not on the new-game screen.
+// A message about the whole page, at its top where a phone shows it (`problem`: in the
+// error's colour).
+function showNotice(text, problem = false) {
+  $("notice").hidden = !text;
+  $("notice").textContent = text || "";
+  $("notice").classList.toggle("problem", problem);
+}
+
+// The API's answer at `path`, or null after showing why not, above the new-game screen.
 async function fetchOrSetup(path) {
   try {
     return await api(path);
   } catch (err) {
     $("setup").hidden = false;
-    showError(err.message);
+    showNotice(err.message, true);
     return null;
   }
 }
@@ -107,6 +139,11 @@ function open(view, invite) {
     $("invite").value = invite ? base + invite : "";
     $("invite").closest("p").hidden = !invite;
   }
+  $("title").hidden = false;
+  $("title").textContent = { computer: "Game against the computer", local: "Game on one device",
+    online: "Online game" }[view.mode];
+  $("game-rules").hidden = false;
+  $("game-rules").textContent = rulesLine(view);
   $("record").href = `/api/games/${view.id}/record`;
   $("record").download = `ninefold-${view.id}.txt`;
   $("replay-link").href = `/replay/${view.id}`;
@@ -115,14 +152,45 @@ function open(view, invite) {
   listen(view.id);
 }
 
+// The rules, opening and clock of a game, in a line ("Rules: Standard · clock 3 min + 2 s"):
+// a preset by the new-game form's own words for it.
+function rulesLine(view) {
+  const preset = [...$("new-game").elements.rules.options].find((o) => o.value === view.rules);
+  const parts = [`Rules: ${preset ? preset.textContent : view.rules}`];
+  if (view.opening) parts.push(`opening ${view.opening}`);
+  if (view.start) parts.push("from a position");
+  if (view.clock) {
+    const time = (ms) => (ms >= 60000 && ms % 60000 === 0 ? `${ms / 60000} min` : `${ms / 1000} s`);
+    parts.push(`clock ${time(view.clock.bank_ms)} + ${time(view.clock.increment_ms)}` +
+      (view.clock.capped ? ", capped" : ""));
+  }
+  return parts.join(" · ");
+}
+
+// A game's page. The browser keeps this game's seat token (`ninefold-seat-<id>`) and, on
+// the page that made an online game, its invite link (`ninefold-invite-<id>`): a host who
+// opens their own invite keeps their seat instead of taking the other one.
 async function load(id) {
   const fragment = new URLSearchParams(location.hash.slice(1));
-  token = fragment.get("t") || localStorage.getItem(`ninefold-seat-${id}`);
-  if (fragment.get("t")) localStorage.setItem(`ninefold-seat-${id}`, fragment.get("t"));
-  const view = await fetchOrSetup(`/api/games/${encodeURIComponent(id)}`);
-  // the invite is the host's only: a page holding the other seat's token is the guest's
+  const linked = fragment.get("t");
+  const held = localStorage.getItem(`ninefold-seat-${id}`);
   const invite = localStorage.getItem(`ninefold-invite-${id}`);
-  if (view) open(view, invite && !invite.endsWith(`#t=${token}`) ? invite : null);
+  const ownInvite = Boolean(linked && held && linked !== held && invite &&
+    invite.endsWith(`#t=${linked}`));
+  token = ownInvite ? held : linked || held;
+  if (linked && !ownInvite) localStorage.setItem(`ninefold-seat-${id}`, linked);
+  let view = await fetchOrSetup(`/api/games/${encodeURIComponent(id)}`);
+  if (!view) return;
+  if (ownInvite) {
+    history.replaceState(null, "", location.pathname);
+    showNotice("That is your own game's invite link: send it to your opponent. " +
+      "You keep your seat here.");
+  }
+  if (view.waiting && view.you.includes(view.waiting)) {  // the invited player is here
+    try { view = await api(`/api/games/${encodeURIComponent(id)}/join`, {}); } catch { /* later */ }
+  }
+  // the invite is the host's only: a page holding the other seat's token is the guest's
+  open(view, invite && !invite.endsWith(`#t=${token}`) ? invite : null);
 }
 
 function listen(id) {
@@ -210,6 +278,26 @@ $("resign").addEventListener("click", () => {
   if (confirm("Resign this game?")) act("resign", {});
 });
 $("draw").addEventListener("click", () => act("draw", {}));
+$("decline").addEventListener("click", () => act("draw/decline", {}));
+
+// Copy a link: the clipboard if the browser lets the page write it, else the text
+// selected for the reader to copy.
+for (const button of document.querySelectorAll("button[data-copy]")) {
+  button.addEventListener("click", async () => {
+    const field = $(button.dataset.copy);
+    let done = false;
+    try {
+      await navigator.clipboard.writeText(field.value);
+      done = true;
+    } catch {
+      field.focus();
+      field.select();
+      try { done = document.execCommand("copy"); } catch { /* selected: copy by hand */ }
+    }
+    button.textContent = done ? "Copied" : "Selected: copy it";
+    setTimeout(() => { button.textContent = "Copy"; }, 2500);
+  });
+}
 
 // --- drawing ---------------------------------------------------------------------
 function buildBoard() {
@@ -221,12 +309,16 @@ function buildBoard() {
 
 // Draw `boards` (SmallBoard list) with `last` marked; `legal` is the set of squares this
 // page may play now (empty: none), `highlight` marks the allowed boards, `withCursor`
-// shows the keyboard's square.
-function drawBoards(boards, last, { legal = new Set(), highlight = false, withCursor = false }) {
+// shows the keyboard's square, `line` marks the boards of the winning line.
+function drawBoards(boards, last,
+  { legal = new Set(), highlight = false, withCursor = false, line = [] }) {
   for (const small of document.querySelectorAll("#board .small")) {
     const b = Number(small.dataset.board);
     const info = boards[b];
     small.classList.toggle("allowed", highlight && info.allowed);
+    small.classList.toggle("line", line.includes(b));
+    small.setAttribute("aria-label",
+      `Board ${b + 1}${line.includes(b) ? ", in the winning line" : ""}`);
     small.classList.toggle("won-x", info.owner === "x");
     small.classList.toggle("won-o", info.owner === "o");
     small.classList.toggle("drawn", info.owner === "draw");
@@ -259,17 +351,24 @@ function render() {
   const playable = canMove();
   drawBoards(game.boards, game.last, {
     legal: new Set(playable ? game.legal : []), highlight: playable, withCursor: true,
+    line: game.line,
   });
-  let status = game.status;
+  const notes = [];  // sentences after the status line's own, as the reader sees them
   if (game.result === null) {
-    if (game.thinking) status = `${status}. The computer is thinking…`;
-    else if (game.you.length && !playable) status = `${status}. Waiting for the other side.`;
-    else if (!game.you.length) status = `${status}. You are watching.`;
+    if (game.you.length && !playable && !game.thinking) notes.push("Waiting for the other side.");
+    else if (!game.you.length) notes.push("You are watching.");
+    if (game.waiting && !game.you.includes(game.waiting)) {
+      notes.push(game.you.length ? "Waiting for your opponent to open the invite link."
+        : `Waiting for ${game.waiting.toUpperCase()}'s player to join.`);
+    }
   }
-  if (game.draw_offer && game.result === null) {
-    status += ` ${game.draw_offer.toUpperCase()} offers a draw.`;
+  const offer = game.result === null ? game.draw_offer : null;
+  if (offer) {
+    notes.push(game.you.includes(offer) ? "You offered a draw."
+      : game.you.length ? "Your opponent offers a draw." : `${offer.toUpperCase()} offers a draw.`);
   }
-  $("status").textContent = status;
+  $("status").textContent = notes.length ? [`${game.status}.`, ...notes].join(" ") : game.status;
+  drawThinking();
   showVerdict(game.result === null ? null : verdict(game.winner, game.you, game.mode));
   showPosition(game.position, game.result);
   const sides = game.you.map((s) => s.toUpperCase()).join(" and ");
@@ -287,12 +386,29 @@ function render() {
   }
   const mine = game.you.length > 0 && game.result === null;
   $("undo").hidden = game.mode === "online" || !mine;
-  $("undo").disabled = game.moves.length === 0;
+  $("undo").disabled = !game.undoable;
   $("resign").hidden = !mine;
   $("draw").hidden = game.mode !== "online" || !mine;
-  $("draw").textContent = game.draw_offer && !game.you.includes(game.draw_offer)
-    ? "Accept draw" : "Offer draw";
+  const offered = Boolean(offer && game.you.includes(offer));
+  const offeredToMe = Boolean(offer && !offered && game.you.length);
+  $("draw").textContent = offered ? "Draw offered" : offeredToMe ? "Accept draw" : "Offer draw";
+  $("draw").disabled = offered;
+  $("decline").hidden = $("draw").hidden || !offeredToMe;
   drawClocks();
+}
+
+// "Computer thinking… 1.2 s" while the computer searches, counted from when this page
+// first saw it think.
+let thinkingSince = null;
+
+function drawThinking() {
+  const thinking = Boolean(game && game.thinking && game.result === null);
+  if (!thinking) thinkingSince = null;
+  else if (thinkingSince === null) thinkingSince = performance.now();
+  $("thinking").hidden = !thinking;
+  if (thinking) {
+    $("thinking-time").textContent = `${((performance.now() - thinkingSince) / 1000).toFixed(1)} s`;
+  }
 }
 
 // The position string shown, its analysis link, and the analysis panel if it is open
@@ -343,7 +459,10 @@ function drawClocks() {
     el.setAttribute("aria-label", `${s.toUpperCase()}'s time: ${clockText(left)}`);
   }
 }
-setInterval(() => { if (game && game.clock && game.clock.running) drawClocks(); }, 100);
+setInterval(() => {
+  if (game && game.clock && game.clock.running) drawClocks();
+  if (game && game.thinking) drawThinking();
+}, 100);
 
 // --- keyboard: arrows move the cursor, Enter or Space plays ---------------------
 // Each key table is also listed on its element (data-keys), for the tests' check that
@@ -608,7 +727,8 @@ function openSetup() {
 // (never the address itself, which may be anything).
 function noSuchPage() {
   openSetup();
-  showError("There is no game at this address: check the link, or start a new game below.");
+  showNotice("There is no game at this address: check the link, or start a new game below.",
+    true);
 }
 
 // The rules for a newcomer (/rules).
