@@ -17,8 +17,8 @@ sending the token. Three kinds of game (`Mode`):
   anyone with the game's id may watch.
 
 An online game may have a `WebTimeControl` (`ninefold.web.time_control`): a side whose time
-runs out loses (`settle` notes it; the server calls it before every change and
-at the moment a time runs out).
+runs out loses (`settle` notes it; the server calls it before every change, on
+every page's read of the game, and once a time has run out: `ninefold.web.hub`).
 
 Every change is checked here, before anything is stored: a move must be
 legal, made for the side to move by that side's seat, and based on the

@@ -13,6 +13,15 @@ of the version their socket brought build none (`Hub.view`). With several
 processes on one PostgreSQL database, `ninefold.web.notify` hears the changes
 the others store and calls `Hub.changed_elsewhere`.
 
+A clock's timer ends the game only once the time has run out on the clock the
+moves are timed by (`time.time`; an event loop's timer may wake early: it sleeps
+again), and the flag falls once (`Hub.settle`: a write that finds the game
+changed is refused). If a change stored elsewhere moved the deadline, the timer
+waits for the new one, so the game ends even if the process that stored the
+change is gone. A page's read of a game (`Hub.read`: ``GET``, and the first view
+a WebSocket sends) notes a time that ran out too, and times the game's clock in
+this process from then on.
+
 The store's reads and writes go through `GameStore.call`: on the event loop for
 SQLite (tens of microseconds each: a thread hop would cost more), in a thread
 for PostgreSQL (a round trip to a server); the computer's searches run in
@@ -29,11 +38,18 @@ from dataclasses import dataclass, field
 from fastapi import WebSocket
 
 from ninefold.web.computer import Computer, instant
-from ninefold.web.errors import GameError
+from ninefold.web.errors import GameError, NotFound, Stale
 from ninefold.web.games import WebGame
 from ninefold.web.notation import side
 from ninefold.web.store import GameStore
 from ninefold.web.views import GameView, game_view
+
+# How long past its deadline a clock's timer asks to wake. An event loop's timers may
+# wake early: uvloop rounds a delay to whole milliseconds and counts it from the loop's
+# time as of its last wake, so a third of its sleeps ended up to half a millisecond
+# or more before the time asked (the game then stayed unfinished). One that still
+# wakes before the deadline sleeps again.
+WAKE_AFTER_S = 0.001
 
 
 @dataclass
@@ -116,6 +132,31 @@ class Hub:
         await self.broadcast(game.id, self.view_json(game))
         return self.view_json(game, token)
 
+    async def read(self, game_id: str) -> WebGame:
+        """Game `game_id` now, for a page: a time that ran out is noted, stored and told
+        (`settle`: whether or not a timer here or elsewhere was set for it), and from
+        now on this process times the game's clock too."""
+        game = await self.store.call(self.store.get, game_id)
+        try:
+            await self.settle(game)
+        except Stale:  # another request or process wrote first: the game as it is now
+            game = await self.store.call(self.store.get, game_id)
+        if game.id not in self.timers:
+            self._watch_clock(game)
+        return game
+
+    async def settle(self, game: WebGame) -> bool:
+        """If the side to move's time in `game` (as read from the store) has run out by
+        now, note it, store it and tell the pages (`changed`); True if it had. `Stale`
+        if the game changed since it was read (nothing written: another request, timer
+        or process wrote first), so that the flag falls once."""
+        changes = game.changes
+        if not game.settle(time.time()):
+            return False
+        await self.store.call(self.store.save, game, changes)
+        await self.changed(game)
+        return True
+
     def _watch_clock(self, game: WebGame) -> None:
         """Be there when the side to move's time runs out (even if no one asks)."""
         timer = self.timers.pop(game.id, None)
@@ -125,14 +166,27 @@ class Hub:
         if deadline is not None:
             self.timers[game.id] = asyncio.create_task(self._flag_falls(game.id, deadline))
 
-    async def _flag_falls(self, game_id: str, deadline: float) -> None:
-        await asyncio.sleep(max(0.0, deadline - time.time()))
-        game = await self.store.call(self.store.get, game_id)
-        changes = game.changes
-        with contextlib.suppress(GameError):  # a move came first: it set a new timer
-            if game.settle(time.time()):
-                await self.store.call(self.store.save, game, changes)
-                await self.changed(game)
+    async def _flag_falls(self, game_id: str, deadline: float | None) -> None:
+        """End game `game_id` once the side to move's time has run out, `deadline` (on
+        the clock `WebGame.settle` is given) as this process last knew it: sleep until
+        it has passed, then read the game and settle it; a change stored meanwhile
+        (elsewhere: here it would have replaced this timer) gives the deadline to wait
+        for next, None once the game is over or its clock stopped."""
+        try:
+            while deadline is not None:
+                while (left := deadline - time.time()) > 0:  # a timer that woke early
+                    await asyncio.sleep(left + WAKE_AFTER_S)
+                game = await self.store.call(self.store.get, game_id)
+                try:
+                    await self.settle(game)
+                except Stale:  # a change came first: the game as it is now
+                    continue
+                deadline = game.deadline()
+        except NotFound:
+            return
+        finally:
+            if self.timers.get(game_id) is asyncio.current_task():
+                del self.timers[game_id]
 
     async def changed_elsewhere(self, game: WebGame) -> None:
         """After another process stored a change (`ninefold.web.notify`): a timer for its

@@ -20,10 +20,13 @@ Who does what follows a change, with several processes:
   lock), so one process searches it and any other, claiming it after, finds it
   played and stops;
 - a clock's flag fall: the process that stored the change, and every process
-  where pages watch the game, sets a timer; each re-reads the game when it
-  fires, and the store's change count lets exactly one write the flag fall
-  (`GameStore.save`: the others are stale, or find it already settled). A
-  request for the game settles a fallen flag too, wherever it comes.
+  where pages watch the game, sets a timer; each re-reads the game once the
+  deadline has passed (a timer that wakes early sleeps again), waits on if a
+  change stored since moved the deadline, and the store's change count lets
+  exactly one write the flag fall (`Hub.settle`: the others are stale, or find
+  it already settled). A page's read of the game (``GET``, or a WebSocket's
+  first view) settles a fallen flag too, wherever it comes, and times the clock
+  in its process from then on: a game whose timing process died still ends.
 """
 
 from __future__ import annotations

@@ -61,11 +61,9 @@ async def change(hub: Hub, game_id: str, tok: str | None, act: Callable[[WebGame
     if no other request changed it meanwhile, and answer its view."""
     store = hub.store
     game = await store.call(store.get, game_id)
-    changes = game.changes
-    if game.settle(time.time()):  # a time ran out before this request came
-        await store.call(store.save, game, changes)
-        await hub.changed(game)
+    if await hub.settle(game):  # a time ran out before this request came
         raise Stale(f"{game.flagged}'s time ran out")
+    changes = game.changes
     act(game)
     hub.answer_at_once(game)
     await store.call(store.save, game, changes)
@@ -112,7 +110,7 @@ async def new_game(req: NewGame, hub: Live) -> Created:
 
 @router.get("/api/games/{game_id}", response_model=GameView, responses=ERRORS)
 async def get_game(game_id: str, tok: Token, hub: Live) -> Response:
-    return answer(hub.view_json(await hub.store.call(hub.store.get, game_id), tok))
+    return answer(hub.view_json(await hub.read(game_id), tok))
 
 
 @router.get("/api/games/{game_id}/record", response_class=PlainTextResponse,
@@ -189,7 +187,7 @@ async def live(ws: WebSocket, game_id: str, hub: Live) -> None:
     try:
         # read the game only now that every later change is sent here too: a change
         # between a read before and the watching would never reach this page
-        game = await store.call(store.get, game_id)
+        game = await hub.read(game_id)
         await ws.send_text(hub.view_json(game))
         while True:
             await ws.receive_text()  # nothing is read: the page only listens

@@ -457,8 +457,20 @@ function drawClocks() {
     el.classList.toggle("running", clock.running === s);
     el.classList.toggle("low", left < 10000 && clock.running === s);
     el.setAttribute("aria-label", `${s.toUpperCase()}'s time: ${clockText(left)}`);
+    if (clock.running === s) askWhenTimeRanOut(left);
   }
 }
+
+// A time shown run out for a second with no end heard (its message lost on the way):
+// ask the server, whose read ends the game, every 2 s until the answer shows it over.
+let clockAsked = 0;
+function askWhenTimeRanOut(left) {
+  const now = performance.now();
+  if (left > -1000 || now - clockAsked < 2000) return;
+  clockAsked = now;
+  api(`/api/games/${encodeURIComponent(game.id)}`).then((view) => show(view)).catch(() => {});
+}
+
 setInterval(() => {
   if (game && game.clock && game.clock.running) drawClocks();
   if (game && game.thinking) drawThinking();
