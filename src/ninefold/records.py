@@ -12,6 +12,10 @@ positions are the text of `ninefold.rules` (``e5``, `Board.position`).
     [Termination "line"]
 
     1. f4 h1 2. d3 a7 3. b2 {12 ms} ... 1-0
+
+Any other tag is kept as it is, in its order, and written back: the web board
+adds ``Event``, ``Date`` (``2026.12.02``, UTC), ``UTCTime``, and PGN's
+``TimeControl`` (``180+2``: seconds and increment; ``-`` for none).
 """
 
 from __future__ import annotations
