@@ -166,7 +166,7 @@ async def join(game_id: str, tok: Token, hub: Live) -> Response:
     """The invited player opened the game: the host stops waiting (stored and sent to
     the pages watching only if that is news)."""
     store = hub.store
-    game = await store.call(store.get, game_id)
+    game = await hub.read(game_id)
     changes = game.changes
     if game.join(tok):
         await store.call(store.save, game, changes)
