@@ -9,14 +9,19 @@ import json
 import os
 import queue
 import random
+import re
 import sys
 import threading
 import time
+from urllib.parse import quote
 
 import pytest
+from controls import control
 from fastapi.testclient import TestClient
+from playwright.sync_api import Page, expect
 
 from ninefold.players import LADDER, parse_spec
+from ninefold.players.analysis import MIN_VISITS
 from ninefold.rules import Board, Move
 from ninefold.web.analysis import MAX_MS, MIN_MS, PLAYER, AnalysisError, Analyst, check_ms
 from ninefold.web.app import create_app
@@ -67,11 +72,13 @@ def check_sane(snapshot: dict) -> None:
     assert snapshot["type"] == "analysis" and snapshot["player"] == PLAYER
     assert snapshot["turn"] == side(board.turn)
     assert abs(snapshot["x"] + snapshot["o"] - 1) < 1e-6 and 0 <= snapshot["x"] <= 1
-    assert 1 <= len(snapshot["moves"]) <= 8
+    # an early snapshot may have no move searched enough to score yet; the last has some
+    assert len(snapshot["moves"]) <= 8 and (snapshot["moves"] or not snapshot["done"])
     legal = {str(m) for m in board.legal_moves}
     for move in snapshot["moves"]:
         assert move["move"] in legal and move["pv"][0] == move["move"]
-        assert 0 <= move["score"] <= 1 and move["visits"] >= 0
+        assert 0 <= move["score"] <= 1
+        assert move["proven"] is not None or move["visits"] >= MIN_VISITS  # no made-up score
         line = board.copy()
         for step in move["pv"]:  # the line is playable
             line.push(Move.parse(step))
@@ -112,6 +119,51 @@ def test_a_winning_move_comes_first_and_is_proven(client):
     best = last["moves"][0]
     assert best["move"] == "c9" and best["proven"] == "win" and best["score"] == 1.0
     assert last["proven"] == "win" and last["o"] == 1.0 and last["x"] == 0.0
+
+
+# O to move in board 4 (a4-c6); a4, c4 and b5 each let X win at once
+O_HAS_LOSING_MOVES = ("standard xxooxox1o/1xoxxoxx1/ox3x2x/1o3oox1/4ox1xx/1ooo1o1o1/xo1o1x1oo/"
+                      "x4oxx1/ox1x1xxoo o 3 x.x.o....")
+
+
+def test_no_move_is_scored_that_the_search_did_not_look_at(client):
+    """O wins at once with c9: the search proves it in one simulation and looks at no
+    other move, so the snapshot lists c9 alone, not seven moves at a made-up 50%."""
+    with client.websocket_connect("/api/analysis") as ws:
+        ws.send_json({"position": O_WINS, "ms": 500})
+        last = until_done(ws)[-1]
+    assert last["sims"] == 1 and last["proven"] == "win"
+    assert [(m["move"], m["proven"], m["score"]) for m in last["moves"]] == [("c9", "win", 1.0)]
+
+
+def test_a_move_into_a_proven_loss_shows_the_loss(client):
+    """Every move shown is proven or searched at least `MIN_VISITS` times; a move that
+    lets the other side win at once is shown as a loss, however few its visits."""
+    board = Board.from_position(O_HAS_LOSING_MOVES)
+    losing = set()
+    for move in board.legal_moves:
+        after = board.copy()
+        after.push(move)
+        if any(_wins(after, reply) for reply in after.legal_moves):
+            losing.add(str(move))
+    assert losing == {"a4", "c4", "b5"}
+    with client.websocket_connect("/api/analysis") as ws:
+        ws.send_json({"position": O_HAS_LOSING_MOVES, "ms": 300})
+        last = until_done(ws)[-1]
+    check_sane(last)
+    shown = {m["move"]: m for m in last["moves"]}
+    assert all(m["proven"] is not None or m["visits"] >= MIN_VISITS for m in shown.values())
+    assert losing <= set(shown)
+    for move in losing:
+        assert shown[move]["proven"] == "loss" and shown[move]["score"] == 0.0
+    assert {m["move"] for m in last["moves"][-len(losing):]} == losing  # the losses last
+
+
+def _wins(board: Board, reply: Move) -> bool:
+    after = board.copy()
+    after.push(reply)
+    outcome = after.outcome()
+    return outcome is not None and outcome.winner is not None
 
 
 def test_a_new_position_supersedes_the_running_one(client):
@@ -302,3 +354,57 @@ def test_the_computer_plays_a_forced_move_at_once_without_a_worker():
         assert computer._children[0].pid is None, "no worker was started"
     finally:
         computer.close()
+
+
+# --- in the browser: the panel and the replay's analysis ------------------------------
+
+
+def test_the_panel_lists_only_moves_with_a_score(page: Page, server: str):
+    """The analysis board on O_WINS: the proof after one simulation shows c9 as a win,
+    and no other move at 50%; "1 simulation", not "1 simulations"."""
+    page.goto(f"{server}/analysis?position={quote(O_WINS)}")
+    info = page.get_by_test_id("analysis-info")
+    expect(info).to_contain_text("proven win for O", timeout=120_000)  # a first compile
+    expect(info).to_contain_text("1 simulation in")
+    expect(info).not_to_contain_text("simulations")
+    lines = page.get_by_test_id("analysis-lines").locator("li")
+    expect(lines).to_have_count(1)
+    expect(lines.first).to_have_text(re.compile(r"^\s*win\s*c9\s*$"))
+
+
+def local_game(page: Page, server: str, start: str, moves: list[str]) -> str:
+    """A game on one device from `start`, `moves` played; its id."""
+    created = page.request.post(f"{server}/api/games",
+                                data={"mode": "local", "start": start}).json()
+    game_id, token = created["game"]["id"], created["token"]
+    for ply, move in enumerate(moves):
+        answer = page.request.post(f"{server}/api/games/{game_id}/moves",
+                                   data={"move": move, "ply": ply},
+                                   headers={"Authorization": f"Bearer {token}"})
+        assert answer.ok, answer.text()
+    return game_id
+
+
+def test_a_line_move_on_a_replay_shows_that_move_not_the_games(page: Page, server: str):
+    """A replay at a position where the game went another way than the line: clicking
+    the line's move opens the analysis board after that move (Back comes back to the
+    replay there); where the line's move is the game's own, the replay steps to it."""
+    game_id = local_game(page, server, O_WINS, ["e1"])  # O missed c9, the win
+    page.goto(f"{server}/replay/{game_id}?ply=0")
+    expect(page.get_by_test_id("status")).to_contain_text("(ply 0 of 1)")
+    control(page, "analyse").click()
+    expect(control(page, "line-move")).to_have_text(["c9"], timeout=60_000)
+    control(page, "line-move").click()
+    expect(page).to_have_url(re.compile(r"/analysis\?position=.*&move=c9$"))
+    expect(page.locator(".cell[data-square='c9']")).to_have_text("O")
+    expect(page.locator(".cell[data-square='e1']")).to_have_text("")
+    expect(page.get_by_test_id("status")).to_contain_text("Game over: 0-1")
+    page.go_back()
+    expect(page.get_by_test_id("status")).to_contain_text("(ply 0 of 1)")
+    game_id = local_game(page, server, O_WINS, ["c9"])  # O took it: the line is the game's
+    page.goto(f"{server}/replay/{game_id}?ply=0")
+    control(page, "analyse").click()
+    expect(control(page, "line-move")).to_have_text(["c9"], timeout=60_000)
+    control(page, "line-move").click()
+    expect(page.get_by_test_id("status")).to_contain_text("(ply 1 of 1)")
+    assert f"/replay/{game_id}" in page.url

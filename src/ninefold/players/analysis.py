@@ -1,7 +1,11 @@
 """Analysis of a position: how good it is for the side to move, and the best moves.
 
 The analyses search as the strongest opponent plays (`level.analysis_spec`: level
-10's search with the network), and say so (`Analysis.player`).
+10's search with the network), and say so (`Analysis.player`). They list only
+the moves the search has a score for (`shown_moves`): proven ones, and those it
+tried at least `MIN_VISITS` times; a move it hardly looked at (when a proof ends
+the search after one simulation, every move but the winning one) is left out
+rather than shown at a made-up 50%.
 
 >>> from ninefold import Board
 >>> result = analyze(Board(), sims=3000, seed=1)
@@ -13,7 +17,7 @@ The analyses search as the strongest opponent plays (`level.analysis_spec`: leve
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,15 +27,18 @@ from ninefold.players.player import GameOverError
 from ninefold.players.registry import make_player
 from ninefold.rules import Board, Move
 
+MIN_VISITS = 10  # an unproven move tried fewer times has no score worth showing
+
 
 @dataclass(frozen=True)
 class Analysis:
     """The result of `analyze`.
 
     `win_probability` is the expected score of the side to move under the
-    best move (a draw counts one half); `moves` are the candidates, most
-    visited first; `pv` is the principal variation, the best line for both
-    sides as far as the search saw it; `player` is the spec of the search.
+    best move (a draw counts one half); `moves` are the candidates with a
+    score (`shown_moves`), best first; `pv` is the principal variation, the
+    best line for both sides as far as the search saw it, the best move
+    first; `player` is the spec of the search.
     """
 
     position: str
@@ -46,7 +53,22 @@ class Analysis:
 
     @property
     def best(self) -> Move:
-        return self.moves[0].move
+        return self.pv[0]
+
+
+def shown_moves(ranked: Sequence[MoveStat], top: int) -> list[MoveStat]:
+    """The first `top` of `ranked` (a search's moves, best first) that have a score to
+    show: a proven result (a move into a proven loss is shown as one, however few its
+    visits), or at least `MIN_VISITS` simulations (a move never tried has only the
+    value 0.5 that stands for "unknown").
+
+    >>> from ninefold.rules import Move
+    >>> stats = [MoveStat(Move.parse("c9"), 0, 1.0, "win"), MoveStat(Move.parse("e1"), 0, 0.5),
+    ...          MoveStat(Move.parse("b5"), 1, 0.0, "loss"), MoveStat(Move.parse("e2"), 9, 0.4)]
+    >>> [str(m.move) for m in shown_moves(stats, 8)]
+    ['c9', 'b5']
+    """
+    return [m for m in ranked if m.proven is not None or m.visits >= MIN_VISITS][:top]
 
 
 def analysis_player(spec: str, defaults: Mapping[str, Any] | None = None) -> MCTSPlayer:
@@ -85,11 +107,11 @@ def analyze(
         win_probability=best.value,
         proven=best.proven,
         player=player.spec,
-        moves=stats[:top],
+        moves=shown_moves(stats, top),
         pv=pv,
         sims=last.sims,
         ms=1000 * last.seconds,
     )
 
 
-__all__ = ["Analysis", "MoveStat", "analysis_player", "analyze"]
+__all__ = ["MIN_VISITS", "Analysis", "MoveStat", "analysis_player", "analyze", "shown_moves"]

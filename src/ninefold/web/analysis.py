@@ -102,7 +102,9 @@ class Snapshot(BaseModel):
     x: float = Field(..., description="Expected score of X, 0-1; x + o == 1.")
     o: float
     proven: Proven | None = Field(..., description="The position solved, for the side to move.")
-    moves: list[MoveLine] = Field(..., description=f"Best first, at most {TOP_MOVES}.")
+    moves: list[MoveLine] = Field(..., description=f"Best first, at most {TOP_MOVES}: only "
+                                  "moves with a score, proven or searched enough (a move the "
+                                  "search hardly tried is left out).")
 
 
 class Detail(BaseModel):
@@ -222,11 +224,13 @@ def _search(parent: Parent, player: Any, ident: int, board: Board, ms: float) ->
 
 def _snapshot(player: Any, board: Board, snap: Any) -> dict[str, Any]:
     """A search's `Snapshot` as the web sends it (`Snapshot` here)."""
-    stats = snap.ranked[:TOP_MOVES]
+    from ninefold.players.analysis import shown_moves  # in the worker: numba is loaded
+
+    stats = shown_moves(snap.ranked, TOP_MOVES)
     moves = [{"move": str(stat.move), "visits": stat.visits,
               "score": round(stat.value, 4), "proven": stat.proven,
               "pv": [str(m) for m in player.line(stat.move, PV_PLIES)]} for stat in stats]
-    value = snap.value if snap.proven is not None or not moves else moves[0]["score"]
+    value: float = snap.value if snap.proven is not None or not stats else round(stats[0].value, 4)
     mover = side(board.turn)
     x = value if mover == "x" else 1.0 - value
     return {"type": "analysis", "position": board.position(), "player": player.spec,

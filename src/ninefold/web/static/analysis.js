@@ -5,7 +5,8 @@
 const pct = (p) => `${Math.round(p * 100)}%`;
 
 export class AnalysisPanel {
-  // `root` holds the panel; `onMove(move)` is called when a move of a line is clicked.
+  // `root` holds the panel; `onMove(move)` is called when a line's first move is clicked
+  // (a move from the position shown).
   constructor(root, onMove) {
     this.root = root;
     this.onMove = onMove;
@@ -79,11 +80,15 @@ export class AnalysisPanel {
     if (msg.type !== "analysis" || msg.position !== this.position) return;
     this.draw(msg.x);
     const proven = msg.proven ? `, proven ${msg.proven} for ${msg.turn.toUpperCase()}` : "";
-    this.info.textContent = `${msg.sims.toLocaleString("en")} simulations in ` +
-      `${(msg.ms / 1000).toFixed(1)} s by ${msg.player}${proven}${msg.done ? "" : " (searching…)"}`;
+    const sims = `${msg.sims.toLocaleString("en")} simulation${msg.sims === 1 ? "" : "s"}`;
+    this.info.textContent = `${sims} in ${(msg.ms / 1000).toFixed(1)} s by ` +
+      `${msg.player}${proven}${msg.done ? "" : " (searching…)"}`;
     const who = msg.turn.toUpperCase();
-    this.caption.textContent = `Best moves for ${who}, with ${who}'s expected score and ` +
-      "the line the search expects (click a move to play it):";
+    // the server lists only moves with a score (proven, or searched enough)
+    this.caption.textContent = msg.moves.length
+      ? `Best moves for ${who}, with ${who}'s expected score and the line the search ` +
+        "expects (click a move to see the position after it):"
+      : "No move has been searched enough to score yet…";
     this.lines.replaceChildren();
     for (const line of msg.moves) {
       const li = el("li", "line");

@@ -530,7 +530,13 @@ async function openReplay(path, title) {
   const why = film.reason && film.reason !== film.termination ? ` (${film.reason})` : "";
   $("who").textContent = film.termination ? `Ended: ${film.termination}${why}` : "Not finished";
   $("record").closest("p").hidden = true;
-  openPanel(() => showFrame(frame + 1));  // a line's first move: the game's next one, if so
+  // a line's first move: the game's own next move steps the replay; another opens the
+  // analysis board after it (Back comes back to this ply)
+  openPanel((move) => {
+    if (move === film.moves[frame]) showFrame(frame + 1);
+    else location.assign(`/analysis?position=${encodeURIComponent(film.frames[frame].position)}` +
+      `&move=${encodeURIComponent(move)}`);
+  });
   $("analysis").hidden = true;
   $("analyse").addEventListener("click", (event) => {  // here: analyse beside the replay
     event.preventDefault();
