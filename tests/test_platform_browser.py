@@ -365,6 +365,8 @@ def test_an_organiser_makes_a_contest_and_enters_house_bots(page: Page,
     expect(page.get_by_test_id("notice")).to_be_empty()
     accessible(page)
     assert_every_control_tested(page, "a contest's page as its organiser")
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone: nothing wider
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     page.screenshot(path=str(platform_server.tmp / "organiser.png"), full_page=True)
     page.context.clear_cookies()
     log_in(page, base, "rival")  # not its organiser: no house-bot form
