@@ -13,9 +13,12 @@ from ninefold import kernel
 from ninefold.cli import app
 from ninefold.moves import LINES, SYMMETRIES, has_line
 from ninefold.proof import dfpn
-from ninefold.proof.certificate import CertificateError, check, read, write
+from ninefold.proof.certificate import CertificateError, check, plies_to_win, read, write
 from ninefold.proof.dfpn import key
 from ninefold.proof.search import NotProved, prove, soonest
+from ninefold.proof.stored import Stored, StoredError, board_key, from_bytes, make
+from ninefold.proof.stored import check as check_stored
+from ninefold.proof.walk import exact_key, walked
 from ninefold.rules import Board, Move, X
 
 # X to move, a forced win 11 plies deep (found from the end of a random game)
@@ -347,3 +350,50 @@ def test_prove_check_of_a_broken_file_is_one_line(tmp_path) -> None:
         result = runner.invoke(app, ["prove", "--check", str(path)])
         assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
         assert "Traceback" not in result.output
+
+
+# --- 5. the strategy stored: one walk checks it, a Board finds its move ----------------
+
+
+def test_a_stored_strategy_keeps_every_move_and_the_longest_defence_of_the_certificate(
+) -> None:
+    strategy = prove(Board.from_position(REFILLING), "refill", max_plies=43)
+    stored = check_stored(from_bytes(make(strategy).to_bytes()))
+    assert stored.root == REFILLING and len(stored) == 839
+    longest = plies_to_win(Board.from_position(REFILLING), strategy.moves)
+    for position, move in strategy.moves.items():
+        board = Board.from_position(position)
+        assert stored.move(board) == move and stored.plies_left(board) == longest[position]
+    assert stored.plies_left(Board.from_position(REFILLING)) == 17
+    board = Board.from_position(REFILLING)
+    board.push(stored.move(board))
+    assert stored.move(board) is None  # O to move: not a position of X's
+    assert stored.move(Board("open-boards")) is None
+
+
+def test_a_boards_key_is_the_kernels_in_random_games() -> None:
+    rng = random.Random(5)
+    for rules in ("open-boards", "standard"):
+        for _ in range(20):
+            board = Board(rules)
+            while not board.is_game_over():
+                assert board_key(board) == exact_key(kernel.from_board(board))
+                board.push(rng.choice(list(board.legal_moves)))
+
+
+def test_a_stored_strategy_with_a_move_changed_or_cut_short_is_refused() -> None:
+    stored = make(prove(Board.from_position(NEAR_END)))
+    changed = stored.actions.copy()
+    changed[3] = next(a for a in range(81) if a != changed[3])
+    problems = []
+    for actions in (changed, stored.actions[:-1], np.append(stored.actions, 0)):
+        with pytest.raises(CertificateError, match=r"not a win for X") as refused:
+            walked(stored.root, actions)
+        problems.append(str(refused.value))
+    assert len(set(problems)) == 3, problems
+    tampered = Stored(stored.root, stored.keys, stored.actions, stored.plies + 1)
+    with pytest.raises(StoredError, match="not those of its moves' walk"):
+        check_stored(tampered)
+    for data in (b"", b"not a zip", stored.to_bytes()[:100]):
+        with pytest.raises(StoredError, match="not a stored strategy"):
+            from_bytes(data)

@@ -15,14 +15,14 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from ninefold.players.proof import plies_left
+from ninefold.players.proof import strategy
 from ninefold.web.app import create_app
 from ninefold.web.computer import Computer
 
 _TMP = Path(tempfile.mkdtemp())
 APP = create_app(_TMP / "fuzz.sqlite", Computer(workers=1),
                  platform_url=f"sqlite:///{_TMP / 'platform.sqlite'}")  # its routes too
-plies_left()  # /api/proof's first request proves X's win (seconds): not within a request's 10 s
+strategy()  # read before the fuzzing: /api/proof answers 503 until it is ready
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 

@@ -4,13 +4,18 @@ elsewhere in one line."""
 
 from __future__ import annotations
 
+import json
+import threading
 import time
+from pathlib import Path
 
 import pytest
 from controls import control, key
 from fastapi.testclient import TestClient
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
+from ninefold.players import proof
+from ninefold.proof import stored
 from ninefold.web.app import create_app
 from ninefold.web.computer import Computer
 from ninefold.web.games import PROOF_LEVEL
@@ -92,7 +97,7 @@ def test_the_form_offers_proof_for_open_boards_as_o_only(page: Page, server: str
     expect(page.locator(".cell[data-square='e5']")).to_have_text("X", timeout=180_000)
 
 
-PROVED = 240_000  # ms: the server proves the win on the page's first request (seconds of CPU)
+PROVED = 60_000  # ms: the server reads the stored win on the page's first request
 
 
 def open_proof(page: Page, server: str) -> None:
@@ -171,3 +176,119 @@ def test_the_proof_api_refuses_positions_off_the_strategy_in_one_line(client: Te
         r = client.get("/api/proof", params=params)
         assert r.status_code == 422, r.text
         assert "\n" not in r.json()["detail"], r.json()
+
+
+def test_the_proof_api_answers_503_with_the_stage_until_the_strategy_is_read(
+        client: TestClient, monkeypatch):
+    """A request that finds the strategy not ready within a second is told what is being
+    done (503), and the strategy is prepared meanwhile; once read, the answer is the step."""
+    release = threading.Event()
+    read = stored.load
+
+    def held(path: Path) -> stored.Stored:  # reading the file waits for the test
+        release.wait(60)
+        return read(path)
+
+    monkeypatch.setattr(stored, "load", held)
+    monkeypatch.setattr(proof, "_made", [])
+    first = client.get("/api/proof")
+    assert first.status_code == 503, first.text
+    assert first.json()["detail"] == ("X's forced win is being prepared: reading the stored "
+                                      "strategy")
+    assert not proof.ready()
+    release.set()
+    end = time.monotonic() + 60
+    while (answer := client.get("/api/proof")).status_code == 503 and time.monotonic() < end:
+        time.sleep(0.05)
+    assert answer.status_code == 200 and answer.json()["x_move"] == "e5", answer.text
+
+
+def fulfil(route: Route, status: int, detail: str) -> None:
+    route.fulfill(status=status, content_type="application/json",
+                  body=json.dumps({"detail": detail}))
+
+
+def test_the_proof_page_shows_the_preparation_and_then_the_win(page: Page, server: str):
+    asked: list[str] = []
+
+    def preparing_twice(route: Route) -> None:
+        asked.append(route.request.url)
+        if len(asked) <= 2:
+            fulfil(route, 503, "X's forced win is being prepared: 1 of 2, proving it")
+        else:
+            route.continue_()
+
+    page.route("**/api/proof*", preparing_twice)
+    page.goto(server + "/proof")
+    status = page.get_by_test_id("status")
+    expect(status).to_have_text("X's forced win is being prepared: 1 of 2, proving it…")
+    expect(status).to_contain_text("X plays e5. X wins within 43 more plies.", timeout=PROVED)
+    assert len(asked) == 3
+
+
+def test_a_refusal_is_shown_and_stepping_raises_no_error(page: Page, server: str):
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    open_proof(page, server)
+    status = page.get_by_test_id("status")
+    for name, ply in (("proof-forward", 1), ("proof-back", 0), ("proof-last", 43),
+                      ("proof-first", 0)):
+        control(page, name).click()
+        expect(status).to_contain_text(f"Ply {ply}:", timeout=60_000)
+    expect(page.get_by_test_id("error")).to_be_empty()
+    page.route("**/api/proof?*move=*", lambda route: fulfil(
+        route, 422, "X's strategy does not reach this position"))
+    control(page, "proof-o-random").check()  # the line after the start is asked afresh
+    control(page, "proof-forward").click()
+    expect(page.get_by_test_id("error")).to_have_text("X's strategy does not reach this "
+                                                      "position")
+    expect(status).to_contain_text("Ply 0:")
+    page.unroute("**/api/proof?*move=*")
+    control(page, "proof-forward").click()
+    expect(status).to_contain_text("Ply 1:")
+    expect(page.get_by_test_id("error")).to_be_empty()
+    refused = "Failed to load resource: the server responded with a status of 422"
+    assert [e for e in errors if not e.startswith(refused)] == []  # the browser logs the 422
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_on_a_phone_the_step_buttons_sit_right_under_the_board(browser: Browser, server: str,
+                                                              shots: Path, scheme: str):
+    context = browser.new_context(viewport={"width": 390, "height": 844},
+                                  device_scale_factor=2, color_scheme=scheme,
+                                  is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        open_proof(page, server)
+        board = page.locator("#board").bounding_box()
+        forward = control(page, "proof-forward")
+        button = forward.bounding_box()
+        assert board and button and board["width"] <= 390
+        below = button["y"] - (board["y"] + board["height"])
+        assert 0 <= below <= 40, (board, button)
+        assert button["y"] + button["height"] <= 844  # on the first screen
+        forward.tap()
+        expect(page.get_by_test_id("status")).to_contain_text("Ply 1:")
+        page.screenshot(path=str(shots / f"web_proof_phone_{scheme}.png"))
+    finally:
+        context.close()
+
+
+def test_proof_and_classic_link_the_contests_when_the_platform_runs(tmp_path, page: Page,
+                                                                    server: str):
+    for address in ("/proof", "/classic"):
+        page.goto(server + address)  # no platform on this server: the link is hidden
+        expect(control(page, "nav-platform")).to_be_hidden()
+        expect(control(page, "nav-arena")).to_be_visible()
+    computer = Computer(workers=1)
+    app = create_app(tmp_path / "web.sqlite", computer,
+                     platform_url=f"sqlite:///{tmp_path / 'platform.sqlite'}")
+    try:
+        with TestClient(app) as client:
+            for address in ("/proof", "/classic"):
+                html = client.get(address).text
+                assert '<a href="/platform" id="nav-platform" data-control="nav-platform">' \
+                       'Contests</a>' in html, address
+    finally:
+        computer.close()

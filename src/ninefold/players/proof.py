@@ -2,12 +2,16 @@
 
 With open boards the first player has a forced win (docs/theorem.md):
 `ninefold.proof.search.prove` finds it under the ``refill`` guide, X's move
-for every position X can face by ply 43. The first move of a process proves
-it (about a second of search and ten of reading the strategy off the table:
-`strategy` says so on stderr) and keeps it; every move after is a lookup.
-Asked to play O, under other rules, or from a position its strategy does not
-reach (a game that did not start empty, or where X strayed), it refuses
-(`CannotPlay`) and names the players that can play there.
+for every position X can face by ply 43. The package ships that strategy,
+proved once and stored as arrays (`ninefold.proof.stored`, ``open-boards.npz``,
+about 0.4 MB; a test checks it against the prover): `strategy` reads it once a
+process, in about a tenth of a second, and every move after is a lookup.
+Should the file be missing or unreadable, `strategy` proves the win again (a
+minute or two of CPU), saying so stage by stage on stderr and in `preparing`,
+and keeps it in the user's cache directory (`cache_path`) for the next
+process. Asked to play O, under other rules, or from a position its
+strategy does not reach (a game that did not start empty, or where X
+strayed), it refuses (`CannotPlay`) and names the players that can play there.
 
 `phase` names the part of the strategy a position is in, as docs/theorem.md
 numbers them; `longest_defence` is O's reply that holds out longest against it
@@ -24,56 +28,144 @@ ninefold.players.proof.CannotPlay: proof plays X with open-boards rules only, no
 
 from __future__ import annotations
 
-import functools
+import os
 import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.players.registry import register
-from ninefold.proof.certificate import plies_to_win
 from ninefold.rules import Board, Mark, Move, Rules
 
-if TYPE_CHECKING:  # the search imports numba: only when the strategy is first needed
-    from ninefold.proof.search import Strategy
+if TYPE_CHECKING:  # the search imports numba: only when the strategy must be proved
+    from ninefold.proof.stored import Stored
 
 RULES = Rules.parse("open-boards")
+ROOT = Board(RULES).position()  # the position the strategy wins from
 MAX_PLIES = 43  # the paper's bound, which the refill strategy meets
 TABLE_BITS = 20  # 32 MB of table: as fast as the default's 512 MB here, a third of the memory
 OTHERS = "level:10 or mcts:net=default"  # the players that play anywhere
 CENTRE = 4
+SHIPPED = Path(__file__).resolve().parent.parent / "proof" / "open-boards.npz"
+Say = Callable[[str], None]
+
+
+def cache_path() -> Path:
+    """Where a strategy proved on this computer is kept: ``ninefold/open-boards.npz``
+    under ``$XDG_CACHE_HOME`` (default ``~/.cache``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "ninefold" / "open-boards.npz"
+
+
+def _stderr(line: str) -> None:
+    print(f"proof: {line}", file=sys.stderr, flush=True)
+
+
+_made: list[Stored] = []  # the strategy, once read or proved in this process
+_stage: list[str] = []  # what the first `strategy` call is doing, while it does it
+_LOCK = threading.Lock()  # one `strategy` call reads or proves it; the others wait
+_START = threading.Lock()  # one `prepare` starts it
+
+
+def strategy(say: Say = _stderr) -> Stored:
+    """X's winning strategy with open boards from the empty board: read from the shipped
+    file (or the cache's) once a process; proved and stored where neither can be read,
+    each stage told to `say` (default: a line on stderr) and to `preparing`."""
+    if _made:
+        return _made[0]
+    with _LOCK:
+        if not _made:
+            try:
+                _made.append(_read_or_prove(say))
+            finally:
+                _stage.clear()
+    return _made[0]
+
+
+def prepare() -> None:
+    """Start `strategy` in a thread of its own, unless this process holds the strategy or
+    is preparing it already (a server's requests do not wait for it: `preparing`)."""
+    with _START:
+        if _made or _stage:
+            return
+        _stage.append("starting")
+        threading.Thread(target=strategy, name="proof-strategy", daemon=True).start()
+
+
+def ready() -> bool:
+    """True once this process holds the strategy (`strategy` answers at once)."""
+    return bool(_made)
+
+
+def preparing() -> str | None:
+    """What the `strategy` call under way is doing (a line), or None."""
+    return None if _made or not _stage else _stage[-1]
+
+
+def _read_or_prove(say: Say) -> Stored:
+    """The shipped strategy, else the cache's, else one proved now and kept in the cache."""
+    from ninefold.proof.stored import StoredError, load
+
+    _stage.append("reading the stored strategy")
+    for path in (SHIPPED, cache_path()):
+        try:
+            stored = load(path)
+        except FileNotFoundError:
+            continue
+        except (OSError, StoredError) as exc:
+            say(f"{path} is refused: {exc}")
+            continue
+        if stored.root == ROOT:
+            return stored
+        say(f"{path} is refused: it wins from {stored.root}, not the empty board")
+
+    def tell(line: str) -> None:
+        _stage.append(line)
+        say(line)
+
+    stored = make_strategy(tell)
+    path = cache_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(stored.to_bytes())
+        say(f"stored in {path}: the next process reads it at once")
+    except OSError as exc:
+        say(f"cannot store it in {path} ({exc}): the next process proves it again")
+    return stored
+
+
+def make_strategy(say: Say | None = None) -> Stored:
+    """Prove X's win from `ROOT` and make it `Stored`, each stage told to `say` (what the
+    shipped file must equal: a test checks it)."""
+    from ninefold.proof.search import prove
+    from ninefold.proof.stored import make
+
+    tell = say or (lambda line: None)
+    tell("preparing X's forced win (once for this computer): 1 of 2, proving it "
+         "(about a minute of CPU)")
+    proved = prove(Board.from_position(ROOT), "refill", max_plies=MAX_PLIES,
+                   table_bits=TABLE_BITS)
+    tell(f"preparing X's forced win: 2 of 2, storing its {len(proved.moves):,} positions "
+         "(about a minute of CPU)")
+    return make(proved)
 
 
 class CannotPlay(ValueError):
     """The proof player was asked to move where its strategy does not reach."""
 
 
-@functools.cache  # once a process: the strategy does not change
-def strategy() -> Strategy:
-    """X's winning strategy with open boards from the empty board, proved on first use."""
-    from ninefold.proof.search import prove
-
-    print("proof: proving X's forced win with open boards (once a process, some seconds)",
-          file=sys.stderr, flush=True)
-    return prove(Board(RULES), "refill", max_plies=MAX_PLIES, table_bits=TABLE_BITS)
-
-
-@functools.cache  # once a process, after `strategy` (as long again: every line is played)
-def plies_left() -> dict[str, int]:
-    """Plies to X's win from each position of `strategy` against O's longest defence."""
-    won = strategy()
-    return plies_to_win(Board.from_position(won.root), won.moves)
-
-
 def longest_defence(board: Board) -> tuple[Move, int]:
     """O's reply on `board` (O to move, after a move of the strategy) after which X's win
     comes last, and the plies to it from `board`; `CannotPlay` where a reply of O's leads
     off the strategy (it was not X's move)."""
-    left = plies_left()
+    won = strategy()
     best: tuple[Move, int] | None = None
     for reply in board.legal_moves:
         after = board.copy()
         after.push(reply)
-        plies = left.get(after.position())
+        plies = won.plies_left(after)
         if plies is None:
             raise CannotPlay(f"proof's strategy does not reach {board.position()}: X's last "
                              "move there is not its own")
@@ -117,7 +209,7 @@ def phase(board: Board) -> Phase:
 class ProofPlayer(Player):
     """X's proved winning strategy with open boards; refuses (`CannotPlay`) elsewhere."""
 
-    instant = False  # its first move proves the strategy
+    instant = False  # its first move reads the strategy (a tenth of a second)
 
     def __init__(self) -> None:  # no options: a spec names it bare, ``proof``
         super().__init__()
@@ -129,7 +221,7 @@ class ProofPlayer(Player):
         if board.turn is not Mark.X:
             raise CannotPlay(f"proof plays X only (it has a forced win as X): play {OTHERS} "
                              "as O")
-        move = strategy().moves.get(board.position())
+        move = strategy().move(board)
         if move is None:
             raise CannotPlay(f"proof's strategy does not reach {board.position()} (it plays "
                              f"from the empty board on): play {OTHERS} there")

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import random
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, FastAPI
-from fastapi.responses import FileResponse
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
 from ninefold.classic.game import CELL_OF_NUMBER, ClassicBoard, View, status
@@ -32,9 +31,8 @@ from ninefold.classic.players import PLAYERS, make_classic_player
 from ninefold.rules import IllegalMoveError, InvalidMoveError, Mark
 from ninefold.web.errors import IllegalMove
 from ninefold.web.notation import maybe_side, side
+from ninefold.web.routes_pages import index_page
 from ninefold.web.views import Problem
-
-STATIC = Path(__file__).resolve().parent / "static"
 
 Side = Literal["x", "o"]
 ViewName = Literal["tictactoe", "pick15", "magic15"]
@@ -181,8 +179,8 @@ async def classic_game(req: ClassicRequest) -> ClassicView:
     return await asyncio.to_thread(answer, req)
 
 
-async def classic_page() -> FileResponse:
-    return FileResponse(STATIC / "classic.html")
+async def classic_page(request: Request) -> HTMLResponse:
+    return HTMLResponse(index_page(request.app.state.platform is not None, "classic.html"))
 
 
 def mount(app: FastAPI) -> None:

@@ -9,32 +9,42 @@ server answers, for one position, what the strategy says there:
   open-boards board if none is given), after `move` if one is given, as a
   `ProofStep`: the board, the strategy's phase (1-4, docs/theorem.md), X's
   move or O's longest defence, and the plies to X's win; a 422 with a
-  one-line ``detail`` for a position the strategy does not reach;
+  one-line ``detail`` for a position the strategy does not reach; a 503
+  whose ``detail`` says what is being done while the strategy is prepared
+  (the page asks again a second later);
 - ``GET /proof``: the page (``static/proof.html``).
 
-The strategy is proved and its lines measured once in the server's process,
-on the first request (some seconds, in a thread: `ninefold.players.proof`
-keeps them), and every answer after is a lookup.
+The strategy is read once in the server's process, on the first request, in a
+thread (`ninefold.players.proof.strategy`: a tenth of a second from the shipped
+file; a first run compiles its reader, and a missing file means proving it
+again, a minute or two): a request that finds it not ready within a second is
+answered 503 with the stage reached, and every answer after is a lookup.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
-from pathlib import Path
+import time
 
-from fastapi import APIRouter, FastAPI
-from fastapi.responses import FileResponse
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
-from ninefold.players.proof import RULES, CannotPlay, longest_defence, phase, plies_left, strategy
+from ninefold.players import proof
+from ninefold.players.proof import RULES, CannotPlay, longest_defence, phase, strategy
 from ninefold.rules import Board, X
-from ninefold.web.errors import IllegalMove
+from ninefold.web.errors import GameError, IllegalMove
+from ninefold.web.routes_pages import index_page
 from ninefold.web.routes_viewer import MoveQuery, PositionQuery, board_after
 from ninefold.web.views import ERRORS, PositionView, position_view
 
-STATIC = Path(__file__).resolve().parent / "static"
-_PROVING = threading.Lock()  # one request proves the strategy; the others wait for it
+WAIT = 1.0  # s: how long a request waits for the strategy before it answers 503
+
+
+class Preparing(GameError):
+    """The strategy is not ready yet: the message says what is being done."""
+
+    status = 503
 
 
 class ProofStep(BaseModel):
@@ -68,13 +78,12 @@ def step(board: Board) -> ProofStep:
             raise IllegalMove(f"X's strategy never ends a game so ({outcome.result()})")
         left = 0
     else:
-        with _PROVING:
-            moves, plies = strategy().moves, plies_left()
+        won = strategy()
         if board.turn is X:
-            move = moves.get(board.position())
-            if move is None:
+            move, plies = won.move(board), won.plies_left(board)
+            if move is None or plies is None:
                 raise IllegalMove(f"X's strategy does not reach {board.position()}")
-            x_move, left = str(move), plies[board.position()]
+            x_move, left = str(move), plies
         else:
             try:
                 reply, left = longest_defence(board)
@@ -87,20 +96,34 @@ def step(board: Board) -> ProofStep:
                      phase_name=now.name, x_move=x_move, longest=longest, plies_left=left)
 
 
+async def until_ready(wait: float = WAIT) -> None:
+    """Return once the strategy is ready; `Preparing`, with the stage reached, if it is
+    not within `wait` seconds."""
+    if proof.ready():
+        return
+    proof.prepare()
+    end = time.monotonic() + wait
+    while not proof.ready():
+        if time.monotonic() >= end:
+            raise Preparing(f"X's forced win is being prepared: {proof.preparing() or 'starting'}")
+        await asyncio.sleep(0.05)
+
+
 router = APIRouter()
 
 
-@router.get("/api/proof", response_model=ProofStep, responses=ERRORS)
+@router.get("/api/proof", response_model=ProofStep,
+            responses=ERRORS | {503: ERRORS[422]})
 async def proof_step(position: PositionQuery = None, move: MoveQuery = None) -> ProofStep:
     """A position of X's forced win with open boards (none: the empty board), after `move`
-    if one is given."""
+    if one is given; 503 while the strategy is being prepared, saying how far it is."""
     board = board_after(position, move, Board(RULES))
-    # the first request proves the strategy (seconds of CPU): off the event loop
-    return await asyncio.to_thread(step, board)
+    await until_ready()
+    return step(board)
 
 
-async def proof_page() -> FileResponse:
-    return FileResponse(STATIC / "proof.html")
+async def proof_page(request: Request) -> HTMLResponse:
+    return HTMLResponse(index_page(request.app.state.platform is not None, "proof.html"))
 
 
 def mount(app: FastAPI) -> None:

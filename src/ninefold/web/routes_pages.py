@@ -27,9 +27,10 @@ router = APIRouter(include_in_schema=False)
 
 
 @cache
-def index_page(platform: bool) -> str:
-    """index.html, its Contests link shown when `platform`."""
-    html = (STATIC / "index.html").read_text(encoding="utf-8")
+def index_page(platform: bool, name: str = "index.html") -> str:
+    """A page of ``static/`` (index.html by default), its Contests link shown when `platform`
+    (``/proof`` and ``/classic`` are served so too)."""
+    html = (STATIC / name).read_text(encoding="utf-8")
     assert PLATFORM_LINK in html
     return html.replace(PLATFORM_LINK, PLATFORM_LINK.replace(" hidden", "")) if platform else html
 

@@ -11,14 +11,23 @@ let moves = [];
 let at = 0;          // the frame shown
 let busy = false;    // a step is being asked
 
+const PREPARING = 503;  // the server is preparing the strategy: its detail says how far
+const RETRY_MS = 1000;
+
+// The server's ProofStep for `position` after `move`; a refusal throws its one line. While
+// the server prepares the strategy, the status says what it is doing and the page asks again.
 async function ask(position, move) {
   const params = new URLSearchParams();
   if (position) params.set("position", position);
   if (move) params.set("move", move);
-  const res = await fetch(`/api/proof?${params}`);
-  const data = await res.json().catch(() => ({ detail: res.statusText }));
-  if (!res.ok) throw new Error(data.detail || res.statusText);
-  return data;
+  for (;;) {
+    const res = await fetch(`/api/proof?${params}`);
+    const data = await res.json().catch(() => ({ detail: res.statusText }));
+    if (res.ok) return data;
+    if (res.status !== PREPARING) throw new Error(data.detail || res.statusText);
+    $("status").textContent = `${data.detail}…`;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
 }
 
 const oPlays = () => document.querySelector("input[name=o]:checked").value;
