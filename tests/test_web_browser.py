@@ -421,6 +421,8 @@ def test_enter_on_a_square_that_cannot_be_played_says_why(page: Page, server: st
     new_game(page, server, mode="local")
     page.keyboard.press("Enter")  # e5
     expect(page.locator(".cell[data-square='e5']")).to_have_text("X")
+    expect(page.locator(".cell.cursor")).to_have_attribute("data-square", "e4")  # playable
+    page.keyboard.press("ArrowDown")  # back to e5
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("error")).to_have_text("e5 is taken (X).")
     page.keyboard.press("ArrowLeft")
