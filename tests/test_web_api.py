@@ -220,6 +220,8 @@ def test_a_game_won_by_a_line_names_its_boards(client):
                        json={"move": LINE_WIN_LAST, "ply": view["ply"]}).json()
     assert view["winner"] == "x" and view["termination"] == "line"
     assert view["line"] == [0, 4, 8]
+    frames = client.get(f"/api/games/{gid}/replay").json()["frames"]
+    assert frames[-1]["line"] == [0, 4, 8] and frames[-2]["line"] == []
     resigned = new(client, mode="local")
     view = client.post(f"/api/games/{resigned['game']['id']}/resign",
                        headers=auth(resigned["token"])).json()

@@ -671,6 +671,10 @@ def test_the_boards_of_the_winning_line_are_marked(page: Page, server: str, shot
     board = page.get_by_role("group", name="Ultimate Tic-Tac-Toe board")
     expect(board.get_by_role("group", name="Board 5, in the winning line")).to_be_visible()
     page.screenshot(path=str(shots / "web_winning_line.png"))
+    control(page, "replay-link").click()  # the replay marks it at the end, not before
+    expect(page.locator(".small.line")).to_have_count(3)
+    control(page, "back").click()
+    expect(page.locator(".small.line")).to_have_count(0)
 
 
 def test_a_host_who_opens_their_own_invite_keeps_their_seat(browser: Browser, server: str):

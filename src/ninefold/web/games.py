@@ -49,7 +49,6 @@ from ninefold.platform.accounts import token_hash
 from ninefold.players import proof
 from ninefold.records import Game
 from ninefold.rules import (
-    LINES,
     MARKS,
     Board,
     IllegalMoveError,
@@ -187,17 +186,6 @@ class WebGame:
         if self.agreed_draw:
             return Outcome(None, Termination.ADJUDICATION)
         return self._board.outcome()
-
-    def winning_line(self) -> list[int]:
-        """The small boards (0-8) of the line of won boards that won the game, or [] if
-        it did not end by a line (the boards of every line, should the last move have
-        made two)."""
-        outcome = self.outcome()
-        if outcome is None or outcome.termination is not Termination.LINE:
-            return []
-        owners = self._board.owners
-        return sorted({b for line in LINES if all(owners[i] is outcome.winner for i in line)
-                       for b in line})
 
     def computer_side(self) -> Mark | None:
         """The side the computer plays (computer games: the seat with no token)."""

@@ -11,6 +11,7 @@ every answer is one of the view models, built here from a `WebGame` or a
 - `position_view`: a position on its own, for the analysis board (`PositionView`);
 - `replay`: a whole game to step through, a `Frame` per position (`Replay`);
 - `small_boards`: the nine small boards, as every view draws them;
+- `winning_line`: the boards of the line that won, which the pages mark;
 - `board_status`: the status line's words (boards numbered 1-9, as the pages do).
 
 A refused request answers a `Problem` (a one-line ``detail``); `ERRORS` lists
@@ -26,7 +27,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Discriminator, Field, Tag
 
 from ninefold.moves import board_span
-from ninefold.rules import Board, Mark, Move, Outcome
+from ninefold.rules import LINES, Board, Mark, Move, Outcome, Termination
 from ninefold.web.games import WebGame
 from ninefold.web.notation import maybe_side, side
 
@@ -139,6 +140,8 @@ class Frame(BaseModel):
     """The board after some moves of a replay."""
 
     boards: list[SmallBoard]
+    line: list[int] = Field(
+        ..., description="The small boards (0-8) of the line that won the game here, if one did.")
     last: str | None
     status: str
     position: str
@@ -219,7 +222,7 @@ def game_view(game: WebGame, token: str | None = None, thinking: bool = False) -
         termination=str(outcome.termination) if outcome else None,
         computer=maybe_side(game.computer_side()), thinking=thinking,
         draw_offer=maybe_side(game.draw_offer), undoable=game.can_undo(),
-        line=game.winning_line(), waiting=maybe_side(game.invited), clock=_clock(game),
+        line=winning_line(board), waiting=maybe_side(game.invited), clock=_clock(game),
         you=[side(m) for m in game.seat_of(token)],
     )
 
@@ -274,7 +277,7 @@ def replay(title: str, x: str, o: str, board: Board, moves: list[Move], opening_
     frames = []
     for i in range(len(moves) + 1):
         frames.append(Frame(boards=small_boards(board, set(board.open_boards())),
-                            last=_last(board), status=board_status(board),
+                            line=winning_line(board), last=_last(board), status=board_status(board),
                             position=board.position()))
         if i < len(moves):
             board.push(moves[i])
@@ -282,6 +285,29 @@ def replay(title: str, x: str, o: str, board: Board, moves: list[Move], opening_
                   moves=[str(m) for m in moves], frames=frames, result=result,
                   termination=termination, reason=reason)
 
+
+
+def winning_line(board: Board) -> list[int]:
+    """The small boards (0-8) of the line of won boards that won the game on `board`, or []
+    if it did not end by a line (the boards of every line, should the last move have made
+    two).
+
+    >>> board = Board()
+    >>> for move in ("i8 i6 g8 c5 g5 c4 i3 g7 a3 a7 a1 c2 i4 g1 b1 d1 a2 c6 h8 e5 f4 h2 "
+    ...              "f5 i5 h4 e2").split():
+    ...     _ = board.push_text(move)
+    >>> winning_line(board)
+    []
+    >>> _ = board.push_text("f6")  # X's third board of the diagonal
+    >>> winning_line(board)
+    [0, 4, 8]
+    """
+    outcome = board.outcome()
+    if outcome is None or outcome.termination is not Termination.LINE:
+        return []
+    owners = board.owners
+    return sorted({b for line in LINES if all(owners[i] is outcome.winner for i in line)
+                   for b in line})
 
 
 def _last(board: Board) -> str | None:

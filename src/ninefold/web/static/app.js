@@ -563,7 +563,7 @@ function showFrame(i) {
   frame = Math.max(0, Math.min(i, film.moves.length));
   const f = film.frames[frame];
   game = null;
-  drawBoards(f.boards, f.last, { highlight: frame < film.moves.length });
+  drawBoards(f.boards, f.last, { highlight: frame < film.moves.length, line: f.line });
   $("status").textContent = `${frameName(frame)}: ${f.status}`;
   const end = frame === film.moves.length && film.result && film.result !== "*";
   showVerdict(end ? verdict({ "1-0": "x", "0-1": "o" }[film.result] || null, []) : null);
