@@ -402,7 +402,8 @@ def test_an_address_that_names_no_game_says_so_in_a_short_line(page: Page, serve
 
 def test_an_unknown_game_says_so(page: Page, server: str):
     page.goto(server + "/g/abcdefgh")
-    expect(page.get_by_test_id("notice")).to_contain_text("no game 'abcdefgh' here")
+    expect(page.get_by_test_id("notice")).to_have_text(
+        "No game 'abcdefgh' here: check the link, or start a new game below.")
 
 
 def test_the_game_record_downloads_as_a_file(page: Page, server: str):
@@ -713,7 +714,7 @@ def test_an_unknown_games_message_is_at_the_top_of_a_phone_screen(browser: Brows
     try:
         page.goto(server + "/g/doesnotexist")
         notice = page.get_by_test_id("notice")
-        expect(notice).to_contain_text("no game 'doesnotexist' here")
+        expect(notice).to_contain_text("No game 'doesnotexist' here: check the link")
         box = notice.bounding_box()
         assert box is not None and box["y"] + box["height"] <= 844 / 2  # seen at once
         assert page.evaluate("window.scrollY") == 0

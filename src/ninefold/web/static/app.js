@@ -82,7 +82,9 @@ async function fetchOrSetup(path) {
     return await api(path);
   } catch (err) {
     $("setup").hidden = false;
-    showNotice(err.message, true);
+    const text = err.message.charAt(0).toUpperCase() + err.message.slice(1);
+    showNotice(err.status === 404 ? `${text}: check the link, or start a new game below.` : text,
+      true);
     return null;
   }
 }
