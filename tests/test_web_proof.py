@@ -1,6 +1,7 @@
 """The proof player on the web board: level 11 in open-boards games where the human
-plays O (its worker proves the win on its first move, then looks moves up), refused
-elsewhere in one line."""
+plays O (its worker reads the shipped strategy on its first move, then looks moves up),
+refused elsewhere in one line; ``/proof`` replays the win, says so while the strategy is
+prepared, shows a refusal, and keeps its step buttons under the board on a phone."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def auth(token: str) -> dict[str, str]:
 
 
 def wait_for(client: TestClient, game_id: str, token: str, ply: int) -> dict:
-    """The game once the computer answered (its first move proves the win: generous)."""
+    """The game once the computer answered (generous: a loaded machine)."""
     end = time.monotonic() + 240
     while time.monotonic() < end:
         view = client.get(f"/api/games/{game_id}", headers=auth(token)).json()
@@ -93,7 +94,7 @@ def test_the_form_offers_proof_for_open_boards_as_o_only(page: Page, server: str
     control(page, "level").select_option("11")
     control(page, "start-game").click()
     expect(page.locator("#who")).to_have_text("You play O against proof, which never loses.")
-    # its worker proves the win first (seconds, more on a loaded machine)
+    # its worker reads the strategy first (a fraction of a second, more on a loaded machine)
     expect(page.locator(".cell[data-square='e5']")).to_have_text("X", timeout=180_000)
 
 

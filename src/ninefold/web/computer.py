@@ -14,8 +14,8 @@ first needed (and again after it died); it ends with the server, even when the
 server is killed with SIGKILL.
 
 `PROOF_LEVEL` is the `proof` player (`player_spec`): a worker's first move at it
-proves X's forced win with open boards (some seconds), and its later moves are
-lookups.
+reads X's forced win with open boards from the file the package ships (a
+fraction of a second), and its later moves are lookups.
 """
 
 from __future__ import annotations
