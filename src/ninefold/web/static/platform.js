@@ -79,6 +79,13 @@ async function showContests() {
 
 // A datetime-local field's value (the viewer's time) as epoch seconds; empty: null.
 const epoch = (text) => (text ? new Date(text).getTime() / 1000 : null);
+// Epoch seconds as a datetime-local field's value (the viewer's time); null: empty.
+function local(t) {
+  if (!t) return "";
+  const d = new Date(t * 1000);
+  d.setMinutes(d.getMinutes() - d.getTimezoneOffset());
+  return d.toISOString().slice(0, 16);
+}
 
 $("new-contest").addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -119,7 +126,12 @@ async function showContest(name) {
       el("td", { textContent: r.mu.toFixed(2) }), el("td", { textContent: r.sigma.toFixed(2) }),
       el("td", { textContent: r.games }))));
   $("upload").hidden = !me;
-  $("house").hidden = !organises(c) || board.final;
+  $("house").hidden = $("times").hidden = !organises(c) || board.final;
+  if ($("times").dataset.contest !== c.name) {  // filled once: a refresh keeps what is typed
+    $("times").dataset.contest = c.name;
+    $("times").elements.opens.value = local(c.opens);
+    $("times").elements.closes.value = local(c.closes);
+  }
   languages ??= await api("/api/platform/languages");
   $("starters").replaceChildren(...languages.flatMap((lang, i) => [i ? ", " : "",
     named("starter", el("a", { href: `/api/platform/contests/${encodeURIComponent(name)}/starters/${lang}`,
@@ -139,6 +151,18 @@ $("upload").addEventListener("submit", async (event) => {
     const v = await busy(form, () => api(`/api/platform/contests/${encodeURIComponent(contestName())}/bots`,
       { method: "POST", body: new FormData(form) }));
     location.href = `/platform/bot/${v.bot}`;
+  } catch (error) { say(error.message); }
+});
+
+$("times").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = event.target;
+  const times = { opens: epoch(form.elements.opens.value), closes: epoch(form.elements.closes.value) };
+  try {
+    await busy(form, () => api(`/api/platform/contests/${encodeURIComponent(contestName())}/times`, {
+      method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(times) }));
+    tell("The contest's times are set.");
+    await showContest(contestName());
   } catch (error) { say(error.message); }
 });
 
