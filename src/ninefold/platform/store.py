@@ -771,8 +771,9 @@ class Store:
     def add_house_version(self, contest_id: int, owner_id: int, name: str, spec: str, *,
                           now: float | None = None) -> Version:
         """Enter one of ninefold's own players (`spec`, e.g. ``level:3``) as the bot
-        `name` of `owner_id` (an admin; the contest's limit of bots per user does not
-        apply), active at once; a house bot entered again gets a new version.
+        `name` of `owner_id` (the contest's organiser or an admin; the contest's limit
+        of bots per user does not apply, and house bots do not count against it), active
+        at once; a house bot entered again gets a new version.
         `NameTaken` if `name` is someone else's bot or an uploaded one."""
         now = _now(now)
         with self._write() as conn:
