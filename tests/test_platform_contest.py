@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from test_platform_store import contest_with_bots, finish
+from test_platform_store import at_once, contest_with_bots, finish
 
 from ninefold.platform import house, practice
 from ninefold.platform.jobs import job_for, play
@@ -144,6 +144,29 @@ def test_test_games_are_asked_of_ones_own_built_version_and_are_limited(store: S
     practice.ask(store, owner, newer.id, opponent)
     with pytest.raises(practice.PracticeError, match="at most 4"):
         practice.ask(store, owner, a, opponent)
+
+
+def test_the_same_test_games_asked_twice_at_once_are_queued_once(store: Store):
+    _, (a, b) = contest_with_bots(store)
+    owner = store.user_by_name("owner")
+    opponent = store.version(b).bot_id
+
+    def ask(_: int) -> str:
+        try:
+            practice.ask(store, owner, a, opponent)
+            return "queued"
+        except practice.Waiting as exc:
+            return str(exc)
+    answers = at_once(2, ask)
+    assert answers.count("queued") == 1, answers
+    assert "waiting already" in " ".join(answers), answers
+    assert len(store.games(ranked=False)) == 2
+    game = store.claim("w", 10.0, now=2.0)  # one of them under way: still waiting
+    with pytest.raises(practice.Waiting):
+        practice.ask(store, owner, a, opponent)
+    for claimed in (game, store.claim("w", 10.0, now=2.0)):
+        assert finish(store, claimed.id, claimed.claim)
+    assert len(practice.ask(store, owner, a, opponent)) == 2  # both played: again
 
 
 # --- a contest's life --------------------------------------------------------------------
