@@ -408,3 +408,40 @@ def test_a_line_move_on_a_replay_shows_that_move_not_the_games(page: Page, serve
     control(page, "line-move").click()
     expect(page.get_by_test_id("status")).to_contain_text("(ply 1 of 1)")
     assert f"/replay/{game_id}" in page.url
+
+
+def line_move(page: Page, first: str, move: str):
+    """The button of `move` in the analysis line that starts with `first`."""
+    line = page.get_by_test_id("analysis-lines").locator("li").filter(
+        has=page.locator("button.first", has_text=re.compile(f"^{first}$")))
+    return line.locator('[data-control="line-move"]', has_text=re.compile(f"^{move}$"))
+
+
+def test_a_later_move_of_a_line_shows_the_line_up_to_it(page: Page, server: str):
+    """Every move of a line is a button: on the analysis board it plays the line up to it
+    (Back takes the moves back one by one); on a replay it steps the replay where the line
+    is the game's, else opens the analysis board there."""
+    page.goto(f"{server}/analysis?position={quote(O_HAS_LOSING_MOVES)}")
+    expect(page.get_by_test_id("analysis-info")).to_contain_text(  # (a first compile)
+        "simulations", timeout=400_000)
+    line_move(page, "a4", "e3").click()  # a4 loses to e3 at once
+    expect(page.get_by_test_id("status")).to_contain_text("Game over: 1-0")
+    expect(page.locator(".cell[data-square='a4']")).to_have_text("O")
+    expect(page.locator(".cell[data-square='e3']")).to_have_text("X")
+    page.go_back()
+    expect(page.locator(".cell[data-square='e3']")).to_have_text("")
+    expect(page.locator(".cell[data-square='a4']")).to_have_text("O")
+    game_id = local_game(page, server, O_HAS_LOSING_MOVES, ["a4", "e3"])  # the line itself
+    page.goto(f"{server}/replay/{game_id}?ply=0")
+    control(page, "analyse").click()
+    line_move(page, "a4", "e3").click()
+    expect(page.get_by_test_id("status")).to_contain_text("(ply 2 of 2)")
+    assert f"/replay/{game_id}" in page.url
+    game_id = local_game(page, server, O_HAS_LOSING_MOVES, ["a6"])  # another way
+    page.goto(f"{server}/replay/{game_id}?ply=0")
+    control(page, "analyse").click()
+    line_move(page, "a4", "e3").click()
+    expect(page).to_have_url(re.compile(r"/analysis\?position=.*&move=e3$"))
+    expect(page.get_by_test_id("status")).to_contain_text("Game over: 1-0")
+    expect(page.locator(".cell[data-square='a4']")).to_have_text("O")
+    expect(page.locator(".cell[data-square='a6']")).to_have_text("")

@@ -5,8 +5,8 @@
 const pct = (p) => `${Math.round(p * 100)}%`;
 
 export class AnalysisPanel {
-  // `root` holds the panel; `onMove(move)` is called when a line's first move is clicked
-  // (a move from the position shown).
+  // `root` holds the panel; `onMove(moves)` is called when a move of a line is clicked,
+  // with the line's moves up to it (from the position shown).
   constructor(root, onMove) {
     this.root = root;
     this.onMove = onMove;
@@ -96,17 +96,14 @@ export class AnalysisPanel {
       score.textContent = line.proven ? line.proven : pct(line.score);
       score.title = `${msg.turn.toUpperCase()}'s expected score after this move`;
       li.append(score);
-      line.pv.forEach((move, i) => {
-        if (i === 0) {  // the move to play; the rest of the line is text
-          const b = el("button", "pv first");
-          b.type = "button";
-          b.dataset.control = "line-move";
-          b.textContent = move;
-          b.addEventListener("click", () => this.onMove(move));
-          li.append(b);
-        } else {
-          li.append(Object.assign(el("span", "pv"), { textContent: move }));
-        }
+      line.pv.forEach((move, i) => {  // each move shows the line up to it
+        const b = el("button", i === 0 ? "pv first" : "pv");
+        b.type = "button";
+        b.dataset.control = "line-move";
+        b.textContent = move;
+        if (i > 0) b.tabIndex = -1;  // the keyboard reaches a line's first move
+        b.addEventListener("click", () => this.onMove(line.pv.slice(0, i + 1)));
+        li.append(b);
       });
       this.lines.append(li);
     }

@@ -532,12 +532,23 @@ async function openReplay(path, title) {
   const why = film.reason && film.reason !== film.termination ? ` (${film.reason})` : "";
   $("who").textContent = film.termination ? `Ended: ${film.termination}${why}` : "Not finished";
   $("record").closest("p").hidden = true;
-  // a line's first move: the game's own next move steps the replay; another opens the
-  // analysis board after it (Back comes back to this ply)
-  openPanel((move) => {
-    if (move === film.moves[frame]) showFrame(frame + 1);
-    else location.assign(`/analysis?position=${encodeURIComponent(film.frames[frame].position)}` +
-      `&move=${encodeURIComponent(move)}`);
+  // a line's moves up to the one clicked: the game's own next moves step the replay;
+  // another line opens the analysis board after it (Back comes back to this ply)
+  openPanel(async (line) => {
+    if (line.every((move, i) => move === film.moves[frame + i])) {
+      showFrame(frame + line.length);
+      return;
+    }
+    let position = film.frames[frame].position;
+    try {
+      for (const move of line.slice(0, -1)) position = (await api(`/api/position?position=` +
+        `${encodeURIComponent(position)}&move=${encodeURIComponent(move)}`)).position;
+    } catch (err) {
+      showError(err.message);
+      return;
+    }
+    location.assign(`/analysis?position=${encodeURIComponent(position)}` +
+      `&move=${encodeURIComponent(line[line.length - 1])}`);
   });
   $("analysis").hidden = true;
   $("analyse").addEventListener("click", (event) => {  // here: analyse beside the replay
@@ -698,7 +709,9 @@ async function openAnalysis() {
   $("analyse").hidden = true;
   $("title").hidden = false;
   $("title").textContent = "Analysis board";
-  openPanel((move) => tryMove(move));
+  openPanel(async (line) => {  // a line's moves up to the one clicked, one by one
+    for (const move of line) await tryMove(move);
+  });
   drawSpot();
   focusCursor();
 }
