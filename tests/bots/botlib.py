@@ -16,7 +16,6 @@ import sys
 import time
 
 
-
 def process_age():
     """Seconds since this process was made (its fork, from /proc), so that the
     interpreter's own start-up counts: what a referee that waits from the spawn controls.
