@@ -140,6 +140,15 @@ def test_analyze_names_its_player_level_10s_search() -> None:
     assert text.endswith(f"player: {analysis_spec()}") and "net=default" in text
 
 
+def test_analyze_says_one_simulation_in_the_singular() -> None:
+    """A win in one is proven by the first simulation: '1 simulation', never '1 simulations'."""
+    o_wins = ("standard 2oo2o1x/1ox2oxoo/o1o3xo1/3x2xxx/3xoo1x1/ooooxxo1o/oxxx1ox1x/xoxx1o1x1/"
+              "ox1x2x2 o - o..o.x.xx")
+    result, text = run("analyze", o_wins, "--ms", "300")
+    assert result.exit_code == 0, text
+    assert "[1 simulation in" in text, text
+
+
 # --- hints -----------------------------------------------------------------------------
 
 

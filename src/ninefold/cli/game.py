@@ -187,7 +187,8 @@ def analyze(
     proven = f" (proven {result.proven})" if result.proven else ""
     console.print(
         f"{result.side_to_move} to move: win probability {100 * result.win_probability:.1f}%"
-        f"{proven}   [{result.sims:,} simulations in {result.ms:.0f} ms]",
+        f"{proven}   [{result.sims:,} simulation{'' if result.sims == 1 else 's'} in "
+        f"{result.ms:.0f} ms]",
         highlight=False,
     )
     for m in result.moves:
