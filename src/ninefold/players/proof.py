@@ -39,7 +39,7 @@ from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.players.registry import register
 from ninefold.rules import Board, Mark, Move, Rules
 
-if TYPE_CHECKING:  # the search imports numba: only when the strategy must be proved
+if TYPE_CHECKING:  # the store imports numpy, the prover numba: each only when needed
     from ninefold.proof.stored import Stored
 
 RULES = Rules.parse("open-boards")
