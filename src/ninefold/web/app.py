@@ -11,9 +11,10 @@ Requests are parsed once, at the edge, into the models of
 `ninefold.web.views`, and every game answer is a `GameView`; a `WebGame`
 (`ninefold.web.games`) checks each change. A seat's token travels in the
 ``Authorization: Bearer`` header (a page keeps it in the link's fragment,
-which browsers never send). A refused request answers a one-line ``detail``
-(`ninefold.web.errors`); a body over `MAX_BODY_BYTES` a 413
-(`ninefold.web.body_limit`).
+which browsers never send). Every answer carries the security headers, and a change
+posted from another origin's page is refused (`ninefold.web.security`). A refused
+request answers a one-line ``detail`` (`ninefold.web.errors`); a body over
+`MAX_BODY_BYTES` a 413 (`ninefold.web.body_limit`).
 
 Routes, by module:
 
@@ -62,6 +63,7 @@ from ninefold.web.hub import Hub
 from ninefold.web.platform import MAX_UPLOAD_BYTES, Platform
 from ninefold.web.routes_platform import pages as platform_pages
 from ninefold.web.routes_platform import router as platform_router
+from ninefold.web.security import BrowserGuard
 from ninefold.web.store import GameStore
 
 if TYPE_CHECKING:
@@ -111,6 +113,7 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     add_handlers(app)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES,
                        uploads=("/api/platform/contests/", MAX_UPLOAD_BYTES + 65536))
+    app.add_middleware(BrowserGuard)  # outermost: headers on every answer, other sites' posts 403
     app.include_router(routes_games.router)  # first: the routes asked most, matched first
     analysis.mount(app)  # WS and GET /api/analysis; app.state.analyst
     if platform_url:
