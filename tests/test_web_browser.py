@@ -729,6 +729,10 @@ def test_the_host_reads_waiting_for_the_opponent_until_they_join(browser: Browse
         new_game(alice, server, mode="online")
         expect(alice.get_by_test_id("status")).to_contain_text(
             "Waiting for your opponent to open the invite link.")
+        alice.locator(".cell[data-square='e5']").click()  # one waiting note, not two
+        expect(alice.get_by_test_id("status")).to_contain_text("O to move")
+        expect(alice.get_by_test_id("status")).to_contain_text("open the invite link.")
+        expect(alice.get_by_test_id("status")).not_to_contain_text("the other side")
         carol.goto(control(alice, "watch").input_value())
         expect(carol.get_by_test_id("status")).to_contain_text("Waiting for O's player to join")
         bob.goto(control(alice, "invite").input_value())

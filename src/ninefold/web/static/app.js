@@ -357,9 +357,11 @@ function render() {
   });
   const notes = [];  // sentences after the status line's own, as the reader sees them
   if (game.result === null) {
-    if (game.you.length && !playable && !game.thinking) notes.push("Waiting for the other side.");
-    else if (!game.you.length) notes.push("You are watching.");
-    if (game.waiting && !game.you.includes(game.waiting)) {
+    const invited = game.waiting && !game.you.includes(game.waiting);  // no one joined yet
+    if (game.you.length && !playable && !game.thinking && !invited) {
+      notes.push("Waiting for the other side.");
+    } else if (!game.you.length) notes.push("You are watching.");
+    if (invited) {
       notes.push(game.you.length ? "Waiting for your opponent to open the invite link."
         : `Waiting for ${game.waiting.toUpperCase()}'s player to join.`);
     }
