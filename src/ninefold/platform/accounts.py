@@ -28,6 +28,7 @@ from collections.abc import Callable
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from ninefold.platform.limits import BoundedPool, PlatformLimits, RateLimit, RateLimited
 from ninefold.platform.store import NameTaken, Store, User
 
 DAY = 24 * 3600.0
@@ -96,29 +97,57 @@ def new_token() -> tuple[str, str]:
 
 
 class Accounts:
-    """Sign-up, log-in and sessions on a `Store`; `clock` tells the time (epoch seconds)."""
+    """Sign-up, log-in and sessions on a `Store`; `clock` tells the time (epoch seconds).
 
-    def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
+    Within `limits` (`ninefold.platform.limits.PlatformLimits`): sign-ups and log-ins
+    are counted per client `address` and wrong passwords per account name, and refused
+    past their rate (`RateLimited`) before any password is hashed; `hashing` is the
+    pool the web routes hash passwords in (`BoundedPool`: a full queue is refused at
+    once, `Busy`)."""
+
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time,
+                 limits: PlatformLimits | None = None) -> None:
         self.store, self.clock = store, clock
+        self.limits = limits = limits or PlatformLimits()
+        self.signups = RateLimit(limits.signups_per_hour_per_address, 3600.0,
+                                 keys=limits.rate_keys, clock=clock)
+        self.logins = RateLimit(limits.logins_per_minute_per_address, 60.0,
+                                keys=limits.rate_keys, clock=clock)
+        self.wrong = RateLimit(limits.logins_per_minute_per_account, 60.0,
+                               keys=limits.rate_keys, clock=clock)
+        self.hashing = BoundedPool(limits.hash_threads, limits.hash_queue, "argon2")
 
-    def sign_up(self, name: str, password: str) -> User:
+    def sign_up(self, name: str, password: str, address: str | None = None) -> User:
         """A new user; ValueError for a name or password not allowed, `AuthError` for a
-        name taken (in any letter case)."""
+        name taken (in any letter case), `RateLimited` past the sign-ups allowed from
+        `address` (the client's; None: not counted)."""
         check_name(name)
         check_password(password)
+        if address is not None and (wait := self.signups.take(address)):
+            raise RateLimited("too many sign-ups from your address: try again later", wait)
         try:
             return self.store.add_user(name, hash_password(password), now=self.clock())
         except NameTaken as exc:
             raise AuthError(str(exc)) from None
 
-    def log_in(self, name: str, password: str, kind: str = "cookie") -> tuple[User, str]:
+    def log_in(self, name: str, password: str, kind: str = "cookie",
+               address: str | None = None) -> tuple[User, str]:
         """The user and a new session token of `kind` (``cookie`` or ``api``); `AuthError`
-        with one message whether the name or the password was wrong."""
+        with one message whether the name or the password was wrong. `RateLimited`,
+        before any hashing, past the log-ins allowed from `address` (the client's; None:
+        not counted) or the wrong passwords allowed for the name (from any address:
+        more than one address may try, so that one alone never locks an account)."""
         if kind not in LIFETIMES:
             raise ValueError(f"no session kind {kind!r}: cookie or api")
+        if address is not None and (wait := self.logins.take(address)):
+            raise RateLimited("too many log-ins from your address: try again later", wait)
+        account = name.lower()
+        if wait := self.wrong.wait(account):
+            raise RateLimited(f"too many wrong passwords for {name!r}: try again later", wait)
         user = self.store.user_by_name(name)
         ok = verify_password(user.password_hash if user else _dummy_hash(), password)
         if user is None or not ok:
+            self.wrong.add(account)
             raise AuthError(WRONG)
         if HASHER.check_needs_rehash(user.password_hash):  # hashed with older parameters
             self.store.set_password(user.name, hash_password(password))
@@ -130,9 +159,14 @@ class Accounts:
 
     def api_token(self, user: User) -> str:
         """A new API token for `user` (already signed in), for scripts and the CLI."""
+        return self.session(user, "api")
+
+    def session(self, user: User, kind: str) -> str:
+        """A new session token of `kind` for `user`, who has just proved who they are
+        (signed up, or signed in)."""
         now = self.clock()
         token, digest = new_token()
-        self.store.add_session(user.id, digest, "api", now + LIFETIMES["api"], now=now)
+        self.store.add_session(user.id, digest, kind, now + LIFETIMES[kind], now=now)
         return token
 
     def user_for(self, token: str) -> User | None:
