@@ -16,6 +16,13 @@ entry's declared size is counted before its data is read or skipped, and its byt
 are counted as they come, so the same limits hold. libarchive cannot read solid
 RAR 4, encrypted or multi-volume archives: those are refused, with its reason.
 
+The server never runs this reading itself: `ninefold.platform.sandbox.unpack` hands
+the archive to a short-lived child in the sandbox (`ninefold.platform.unpacker`),
+which calls `unpack` and writes its result back as one plain tar (`write_checked`:
+files and folders only, modes normalised); the server reads only that stream,
+its format fixed, with every check above again (`read_checked`). So libarchive is
+only ever loaded in the child, and a parser that crashes or hangs costs one upload.
+
 It unpacks into a hidden folder beside `dest` and renames it at the end, so
 `dest` is complete or absent. Modes are normalised (files 0644, or 0755 when
 the archive marks them executable; folders 0755). Nothing is ever unpacked
@@ -41,6 +48,7 @@ from __future__ import annotations
 import bz2
 import contextlib
 import ctypes
+import dataclasses
 import functools
 import gzip
 import io
@@ -66,6 +74,8 @@ SUPPORTED = ".zip, .rar, .tar.gz, .tgz, .tar, .tar.bz2 or .tar.xz"
 CHUNK = 1 << 16
 RATIO_FLOOR = 1 << 20  # members smaller than this are never called bombs, whatever their ratio
 HEADER_ROOM = 4 << 20  # tar headers, padding and long names, beyond the members' own bytes
+ENTRY_ROOM = 6 << 10  # a checked stream's headers for one entry: a pax header, a long path
+STREAM = "the unpacked archive"  # what a damaged checked stream is called
 
 # The first bytes of each kind of archive (a plain tar says "ustar" at offset 257).
 MAGIC = (
@@ -169,21 +179,27 @@ def safe_path(name: str, limits: ArchiveLimits = ArchiveLimits()) -> PurePosixPa
 
 
 def unpack(data: bytes, filename: str, dest: Path, limits: ArchiveLimits = ArchiveLimits(),
-           *, strip_single_folder: bool = True) -> list[str]:
+           *, strip_single_folder: bool = True, kind: str | None = None) -> list[str]:
     """Unpack `data` (an archive called `filename`) into the new folder `dest`; its files,
     relative and sorted. If every entry sits under one top folder, that folder is
-    stripped (unless `strip_single_folder` is False). Raises `ArchiveError`."""
-    dest = Path(dest)
-    if len(data) > limits.max_upload_bytes:
-        raise ArchiveError(f"the upload is {_mib(len(data))}: at most "
-                           f"{_mib(limits.max_upload_bytes)}")
-    kind = archive_kind(data, filename)
-    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise FileExistsError(f"cannot unpack into {dest}: it already exists")
+    stripped (unless `strip_single_folder` is False). `kind` (one of `archive_kind`'s)
+    fixes the format; None: `archive_kind` tells it. Raises `ArchiveError`.
+
+    This parses hostile bytes in the calling process: the server calls
+    `ninefold.platform.sandbox.unpack`, which runs it in a child."""
+    check_size(data, limits)
+    return _unpack(data, filename, Path(dest), limits, kind or archive_kind(data, filename),
+                   strip_single_folder, tar_budget(limits))
+
+
+def _unpack(data: bytes, filename: str, dest: Path, limits: ArchiveLimits, kind: str,
+            strip_single_folder: bool, budget: int) -> list[str]:
+    """`unpack`, once the kind is known; a tar stream may give at most `budget` bytes."""
+    check_dest(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent))
     try:
-        files = _read(data, filename, kind, temp, limits)
+        files = _read(data, filename, kind, temp, limits, budget)
         top = temp
         entries = list(temp.iterdir())
         if strip_single_folder and len(entries) == 1 and entries[0].is_dir():
@@ -197,13 +213,70 @@ def unpack(data: bytes, filename: str, dest: Path, limits: ArchiveLimits = Archi
     return sorted(files)
 
 
-def _read(data: bytes, filename: str, kind: str, root: Path, limits: ArchiveLimits) -> list[str]:
+def check_size(data: bytes, limits: ArchiveLimits) -> None:
+    """`ArchiveError` if the archive itself is over its limit."""
+    if len(data) > limits.max_upload_bytes:
+        raise ArchiveError(f"the upload is {_mib(len(data))}: at most "
+                           f"{_mib(limits.max_upload_bytes)}")
+
+
+def check_dest(dest: Path) -> None:
+    """`FileExistsError` unless `dest` is absent or an empty folder."""
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise FileExistsError(f"cannot unpack into {dest}: it already exists")
+
+
+def write_checked(root: Path, out: IO[bytes]) -> None:
+    """Write the folder `root`, just unpacked by `unpack`, to `out` as one plain tar
+    stream: its files and its empty folders (the others are implied by the paths),
+    sorted, with normalised modes and no owners or times. This is what the child
+    gives the server (`read_checked`); it holds no more entries than the archive
+    did, so the same limits hold."""
+    with tarfile.open(fileobj=out, mode="w|", format=tarfile.PAX_FORMAT) as tar:
+        for path in sorted(root.rglob("*")):
+            info = tarfile.TarInfo(path.relative_to(root).as_posix())
+            st = path.lstat()
+            if stat.S_ISDIR(st.st_mode):
+                if any(path.iterdir()):
+                    continue
+                info.type, info.mode = tarfile.DIRTYPE, 0o755
+                tar.addfile(info)
+            elif stat.S_ISREG(st.st_mode):
+                info.size, info.mode = st.st_size, 0o755 if st.st_mode & 0o111 else 0o644
+                with path.open("rb") as f:
+                    tar.addfile(info, f)
+            else:  # unpack writes only files and folders
+                raise ArchiveError(f"{clip(info.name)} is neither a file nor a folder")
+
+
+def read_checked(stream: bytes, dest: Path, limits: ArchiveLimits = ArchiveLimits()) -> list[str]:
+    """Unpack the child's stream (`write_checked`) into the new folder `dest`, as
+    `unpack` would with `limits`: a plain tar read as a stream (tarfile's ``r|``, never
+    guessed), every name, type, size and count checked again; nothing stripped."""
+    budget = stream_budget(limits)
+    check_size(stream, dataclasses.replace(limits, max_upload_bytes=budget))
+    return _unpack(stream, STREAM, Path(dest), limits, "tar", False, budget)
+
+
+def stream_budget(limits: ArchiveLimits) -> int:
+    """The most bytes the child's checked stream may hold, for an archive within `limits`:
+    the files' bytes, and room for each entry's headers and long path (up to 4096 bytes).
+
+    >>> stream_budget(ArchiveLimits()) >> 20
+    73
+    """
+    return limits.max_unpacked_bytes + HEADER_ROOM + ENTRY_ROOM * limits.max_files
+
+
+def _read(data: bytes, filename: str, kind: str, root: Path, limits: ArchiveLimits,
+          budget: int) -> list[str]:
     """Unpack the archive under `root`; the files written. A damaged archive raises
-    `ArchiveError`, whatever the standard library raised."""
+    `ArchiveError`, whatever the standard library raised; a tar stream may give at most
+    `budget` bytes."""
     try:
         members = (_zip_members(data, limits) if kind == "zip" else
                    _rar_members(data, kind, limits) if kind in RAR_KINDS else
-                   _tar_members(data, kind, limits))
+                   _tar_members(data, kind, limits, budget))
         return _write(members, root, limits)
     except ArchiveError:
         raise
@@ -235,10 +308,11 @@ def _zip_members(data: bytes, limits: ArchiveLimits) -> Iterator[_Member]:
                           functools.partial(zf.open, info))
 
 
-def _tar_members(data: bytes, kind: str, limits: ArchiveLimits) -> Iterator[_Member]:
-    """A tar's members, read as a stream through a decompressor that stops at the limit."""
+def _tar_members(data: bytes, kind: str, limits: ArchiveLimits,
+                 budget: int) -> Iterator[_Member]:
+    """A tar's members, read as a stream through a decompressor that stops at `budget`."""
     with (_DECOMPRESSORS[kind](io.BytesIO(data)) as raw,
-          tarfile.open(fileobj=_Capped(raw, tar_budget(limits), limits), mode="r|") as tf):
+          tarfile.open(fileobj=_Capped(raw, budget, limits), mode="r|") as tf):
         for count, info in enumerate(tf, 1):
             _check_count(count, limits)
             what = ("file" if info.isreg() and not info.issparse() else
@@ -305,6 +379,13 @@ def _unreadable(kind: str, exc: Exception) -> ArchiveError:
     reason = f" ({' '.join(msg.split()).rstrip('.')})" if isinstance(msg, str) and msg else ""
     return ArchiveError(f"the {kind} archive cannot be read{reason}: damaged, encrypted or "
                         "split into volumes?")
+
+
+def preload(kind: str) -> None:
+    """Load what reading `kind` needs (libarchive, for RAR), before the reader caps itself:
+    finding the library runs ``ldconfig``. `ArchiveError` where it is missing."""
+    if kind in RAR_KINDS:
+        _libarchive()
 
 
 @functools.cache

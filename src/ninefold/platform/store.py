@@ -66,6 +66,8 @@ VERSION_STATUSES = ("uploaded", "compiling", "compile_failed", "testing", "test_
                     "active", "retired")
 GAME_STATUSES = ("queued", "running", "done")
 RESULTS = ("1-0", "0-1", "1/2-1/2")
+UNFINISHED = ("uploaded", "compiling", "testing")  # a version not yet built (or failed)
+FAIR_SHARE_S = 24 * 3600.0  # builds started this recently decide whose build is next
 BLOBS = ("archive", "build")
 HOUSE = "house"  # the language of a house bot's versions: one of ninefold's players
 
@@ -89,6 +91,10 @@ class NotFound(StoreError, LookupError):
 
 class TooManyBots(StoreError):
     """The user has as many bots in the contest as it allows."""
+
+
+class TooManyUploads(StoreError):
+    """The user has as many builds waiting, or uploads today, as they may."""
 
 
 class AlreadyQueued(StoreError):
@@ -447,6 +453,38 @@ def _insert_version(conn: Connection, bot_id: int, **values: object) -> Version:
         bot_id=bot_id, number=number, mu=INITIAL_MU, sigma=INITIAL_SIGMA, games=0, **values,
     ).returning(*_cols(Version, versions))).one()
     return Version(**row._mapping)
+
+
+def _check_uploads(conn: Connection, owner_id: int, now: float, max_unfinished: int,
+                   max_per_day: int) -> None:
+    """`Store.check_uploads`, in the transaction of `conn`."""
+    row = conn.execute(
+        sa.select(sa.func.count().filter(versions.c.status.in_(UNFINISHED)),
+                  sa.func.count().filter(versions.c.created > now - 24 * 3600.0))
+        .select_from(versions.join(bots, bots.c.id == versions.c.bot_id))
+        .where(bots.c.owner_id == owner_id, versions.c.spec.is_(None))).one()
+    unfinished, today = int(row[0]), int(row[1])
+    if max_unfinished and unfinished >= max_unfinished:
+        raise TooManyUploads(f"you have {unfinished} versions waiting to be built (at most "
+                             f"{max_unfinished}): upload again when one is built")
+    if max_per_day and today >= max_per_day:
+        raise TooManyUploads(f"you have uploaded {today} versions in the last 24 hours (at "
+                             f"most {max_per_day}): upload again later")
+
+
+def _build_order(now: float) -> tuple[sa.ColumnElement[Any], ...]:
+    """ORDER BY for the versions waiting to be built (in a query joined with their
+    bots): round-robin across users. The owner with the fewest builds started in the
+    last `FAIR_SHARE_S` (of versions uploaded since) goes first, then the oldest
+    upload: a user with thirty versions queued delays another's first build by one
+    build at most."""
+    mine, my_bot = versions.alias("mine"), bots.alias("my_bot")
+    started = (sa.select(sa.func.count())
+               .select_from(mine.join(my_bot, my_bot.c.id == mine.c.bot_id))
+               .where(my_bot.c.owner_id == bots.c.owner_id, mine.c.status != "uploaded",
+                      mine.c.spec.is_(None), mine.c.created >= now - FAIR_SHARE_S)
+               .scalar_subquery())
+    return started, versions.c.id
 
 
 def _now(now: float | None) -> float:
@@ -816,13 +854,30 @@ class Store:
             return [Bot(**r._mapping) for r in rows]
 
     def add_version(self, bot_id: int, filename: str, archive: bytes, *,
-                    language: str | None = None, now: float | None = None) -> Version:
+                    language: str | None = None, now: float | None = None,
+                    max_unfinished: int = 0, max_per_day: int = 0) -> Version:
         """A new version of a bot, ``uploaded``, numbered one past its newest. Its
-        `language` is stored with it: the builder may take it as soon as it is committed."""
+        `language` is stored with it: the builder may take it as soon as it is committed.
+        With `max_unfinished` or `max_per_day`, `TooManyUploads` as `check_uploads`
+        says, counted in the insert's transaction (nothing stored then)."""
+        now = _now(now)
         with self._write() as conn:
             self._lock(conn, bots, bot_id, "bot")  # two uploads cannot take one number
-            return _insert_version(conn, bot_id, created=_now(now), filename=filename,
+            if max_unfinished or max_per_day:
+                owner = conn.execute(sa.select(bots.c.owner_id)
+                                     .where(bots.c.id == bot_id)).scalar_one()
+                self._lock(conn, users, owner, "user")  # one count at a time per user
+                _check_uploads(conn, owner, now, max_unfinished, max_per_day)
+            return _insert_version(conn, bot_id, created=now, filename=filename,
                                    archive=archive, language=language, status="uploaded")
+
+    def check_uploads(self, owner_id: int, *, max_unfinished: int, max_per_day: int,
+                      now: float | None = None) -> None:
+        """`TooManyUploads` (one line) if `owner_id` has `max_unfinished` versions
+        `UNFINISHED`, or has uploaded `max_per_day` in the 24 hours before `now` (house
+        bots not counted; 0: no limit)."""
+        with self._read() as conn:
+            _check_uploads(conn, owner_id, _now(now), max_unfinished, max_per_day)
 
     def version(self, version_id: int) -> Version | None:
         found = self._versions(versions.c.id == version_id)

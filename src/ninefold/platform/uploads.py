@@ -31,7 +31,17 @@ from ninefold.arena.referee import Seat
 from ninefold.platform import recipes, sandbox
 from ninefold.platform.archive import ArchiveError, unpack
 from ninefold.platform.jobs import time_control
-from ninefold.platform.store import Bot, Contest, Store, TooManyBots, User, Version, existing
+from ninefold.platform.limits import PlatformLimits
+from ninefold.platform.store import (
+    Bot,
+    Contest,
+    Store,
+    TooManyBots,
+    TooManyUploads,
+    User,
+    Version,
+    existing,
+)
 
 MAX_BUILD_BYTES = 64 << 20  # a compiled folder kept in the database
 UNFINISHED = ("uploaded", "compiling", "testing")
@@ -43,6 +53,11 @@ class UploadError(ValueError):
 
 class ContestClosed(UploadError):
     """An upload before the contest opens or after it closes."""
+
+
+class UploadLimit(UploadError):
+    """An upload past its author's unfinished builds or uploads a day
+    (`ninefold.platform.limits.PlatformLimits`)."""
 
 
 class NotYours(PermissionError):
@@ -60,10 +75,14 @@ def inspect(data: bytes, filename: str) -> recipes.Recipe:
 
 
 def submit(store: Store, contest: Contest, user: User, bot_name: str, filename: str,
-           data: bytes) -> tuple[Bot, Version]:
+           data: bytes, limits: PlatformLimits | None = None) -> tuple[Bot, Version]:
     """Store a new version of `user`'s bot `bot_name` in `contest` (the bot is made on
-    its first upload); raises `UploadError` (`ContestClosed` outside its times) or
+    its first upload); raises `UploadError` (`ContestClosed` outside its times,
+    `UploadLimit` past the user's unfinished builds or uploads a day in `limits`) or
     `NotYours`."""
+    limits = limits or PlatformLimits()
+    caps = {"max_unfinished": limits.unfinished_builds_per_user,
+            "max_per_day": limits.uploads_per_day_per_user}
     now = time.time()
     if contest.is_closed(now):
         raise ContestClosed(f"the contest {contest.name} closed at {_utc(contest.closes)}: "
@@ -71,6 +90,10 @@ def submit(store: Store, contest: Contest, user: User, bot_name: str, filename: 
     if not contest.is_open(now):
         raise ContestClosed(f"the contest {contest.name} opens at {_utc(contest.opens)}: "
                             "upload then")
+    try:
+        store.check_uploads(user.id, **caps)  # before the archive is even opened
+    except TooManyUploads as exc:
+        raise UploadLimit(str(exc)) from None
     recipe = inspect(data, filename)
     bot = next((b for b in store.bots(contest_id=contest.id) if b.name == bot_name), None)
     if bot is None:
@@ -81,7 +104,10 @@ def submit(store: Store, contest: Contest, user: User, bot_name: str, filename: 
     elif bot.owner_id != user.id:
         raise NotYours(f"the bot {bot_name!r} belongs to someone else")
     # one insert, language and all: a builder may take the version the moment it is stored
-    return bot, store.add_version(bot.id, filename, data, language=recipe.name)
+    try:  # counted again with the insert: two uploads at once cannot both pass
+        return bot, store.add_version(bot.id, filename, data, language=recipe.name, **caps)
+    except TooManyUploads as exc:
+        raise UploadLimit(str(exc)) from None
 
 
 def _utc(t: float | None) -> str:
