@@ -20,11 +20,12 @@ run: $(STAMP) debs  # the web board and the contest platform, one match worker
 
 # Debian packages: the browser tests drive chromium, the platform sandboxes bots with
 # bubblewrap, its storage tests start a PostgreSQL server, .rar uploads are read by libarchive
-# (libarchive13), and it compiles Rust, Go and JavaScript bots with Debian's rustc, go and node
-# (recipes.toml). As root, install what is missing.
+# (libarchive13), the sandbox's seccomp filter is compiled by libseccomp2, and it compiles Rust,
+# Go and JavaScript bots with Debian's rustc, go and node (recipes.toml). As root, install what
+# is missing.
 DEBS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap /usr/lib/postgresql:postgresql \
 	/usr/bin/rustc:rustc /usr/bin/go:golang-go /usr/bin/node:nodejs
-DEBS += /usr/share/doc/libarchive13:libarchive13
+DEBS += /usr/share/doc/libarchive13:libarchive13 /usr/share/doc/libseccomp2:libseccomp2
 debs:
 	@missing=""; for pair in $(DEBS); do \
 		[ -e "$${pair%%:*}" ] || missing="$$missing $${pair##*:}"; done; \

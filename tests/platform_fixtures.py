@@ -33,7 +33,8 @@ SOURCES = {"python": "bot.py", "java": "Bot.java", "c": "bot.c", "cpp": "bot.cpp
 KINDS = ("zip", "rar", "tar", "tar.gz", "tgz", "tar.bz2", "tar.xz")  # rar: a stored RAR 4
 # The hostile bots that run (shipped as main.py beside the Python bot), and the rest.
 RUNNING = {"reads": "reads.py", "sockets": "sockets.py", "fork-bomb": "forkbomb.py",
-           "fills-disk": "fills_disk.py", "allocates": "allocates.py"}
+           "fills-disk": "fills_disk.py", "allocates": "allocates.py",
+           "syscalls": "syscalls.py", "shares-memory": "shares_memory.py"}
 # Hostile bots in Rust, Go and JavaScript: Rust includes files at compile time, Go and
 # JavaScript do their worst at start-up and then play as the fixture bot beside them.
 OTHER_LANGUAGES = {"rust-includes": "include_files.rs", "go-escapes": "escapes.go",

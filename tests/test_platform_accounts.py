@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -15,9 +16,12 @@ from ninefold.platform.accounts import (
     check_name,
     check_password,
     hash_password,
+    session_id,
+    token_hash,
     verify_password,
 )
 from ninefold.platform.store import Store
+from ninefold.web.platform import Platform
 
 
 class Clock:
@@ -101,3 +105,54 @@ def test_an_old_hash_is_replaced_on_log_in(accounts: Accounts):
     assert accounts.store.user(user.id) == user
     assert verify_password(user.password_hash, "correct horse")
     assert hash_password("x") != hash_password("x")  # salted
+
+
+def test_sessions_are_listed_and_revoked_by_their_owner_only(accounts: Accounts,
+                                                             clock: Clock):
+    ann, bob = accounts.sign_up("ann", "correct horse"), accounts.sign_up("bob", "bob's horse")
+    _, cookie = accounts.log_in("ann", "correct horse")
+    clock.now += 10
+    api = accounts.api_token(ann)
+    _, bobs = accounts.log_in("bob", "bob's horse")
+    listed = accounts.sessions(ann)
+    assert [s.kind for s in listed] == ["api", "cookie"]  # newest first
+    ids = [session_id(s.token_hash) for s in listed]
+    assert ids == [session_id(token_hash(api)), session_id(token_hash(cookie))]
+    assert all(len(i) == 16 and i not in (api, cookie) for i in ids)
+    bob_id = session_id(accounts.sessions(bob)[0].token_hash)
+    assert not accounts.revoke(ann, bob_id) and accounts.user_for(bobs) == bob  # not hers
+    assert not accounts.revoke(ann, "0" * 16)
+    assert accounts.revoke(ann, ids[0])
+    assert accounts.user_for(api) is None and accounts.user_for(cookie) == ann
+    assert not accounts.revoke(ann, ids[0])  # gone already
+    clock.now += 14 * DAY
+    assert accounts.sessions(ann) == []  # the cookie has expired
+
+
+def test_expired_sessions_are_deleted_at_each_log_in(accounts: Accounts, clock: Clock):
+    ann = accounts.sign_up("ann", "correct horse")
+    accounts.sign_up("bob", "bob's horse")
+    accounts.log_in("ann", "correct horse")
+    api = accounts.api_token(ann)
+    clock.now += 14 * DAY
+    assert len(accounts.store.sessions(ann.id)) == 2  # expired, still stored
+    accounts.log_in("bob", "bob's horse")  # anyone's log-in
+    assert [s.token_hash for s in accounts.store.sessions(ann.id)] == [token_hash(api)]
+    clock.now += 365 * DAY
+    assert accounts.purge() == 2  # ann's token and bob's cookie
+    assert accounts.store.sessions(ann.id) == []
+
+
+def test_the_platform_deletes_expired_sessions_when_it_starts(tmp_path):
+    url = f"sqlite:///{tmp_path / 'platform.sqlite'}"
+    with Store(url) as store:
+        ann = store.add_user("ann", hash_password("correct horse"))
+        now = time.time()
+        store.add_session(ann.id, "a" * 64, "cookie", now - 1, now=now - 100)
+        store.add_session(ann.id, "b" * 64, "api", now + 3600, now=now - 100)
+    platform = Platform.open(url)
+    platform.start()
+    try:
+        assert [s.token_hash for s in platform.store.sessions(ann.id)] == ["b" * 64]
+    finally:
+        platform.close()

@@ -7,7 +7,10 @@ unaffected, and no process is left when the games end.
 
 from __future__ import annotations
 
+import os
+import platform
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -29,10 +32,11 @@ from platform_fixtures import (
 )
 
 from ninefold.arena.referee import GameResult, Seat, play_game
-from ninefold.platform import sandbox
+from ninefold.platform import cgroups, sandbox, seccomp
 from ninefold.platform.archive import unpack
 from ninefold.platform.recipes import Recipe, detect
 from ninefold.protocols import TimeControl
+from ninefold.rules import Mark
 from ninefold.variants import Termination
 
 require("the sandbox (bubblewrap)", sandbox.available(), module=True)
@@ -477,3 +481,108 @@ def test_go_and_javascript_bots_cannot_read_reach_out_or_multiply(bots, tmp_path
         assert "cannot allocate 2 GiB: Array buffer allocation failed" in log
     for word in ("READ", "CONNECTED", "STARTED", "ALLOCATED", MARKER):
         assert word not in log
+
+
+# What the seccomp filter refuses, as the `syscalls` bot calls them (x86-64).
+REFUSED = ("io_uring_setup", "io_uring_enter", "io_uring_register", "keyctl", "add_key",
+           "request_key", "bpf", "userfaultfd", "perf_event_open", "ptrace",
+           "process_vm_readv", "kexec_load", "kexec_file_load", "init_module", "finit_module",
+           "delete_module", "mount", "umount2", "pivot_root", "unshare", "setns",
+           "personality", "open_by_handle_at", "swapon", "swapoff", "reboot", "acct",
+           "quotactl", "lookup_dcookie", "clone(CLONE_NEWUSER)")
+
+
+def test_a_bot_is_refused_each_dangerous_system_call_and_plays_on(bots, tmp_path):
+    require("an x86-64 machine (the bot's call numbers)",
+            None if platform.machine() == "x86_64" else platform.machine())
+    result, log, _ = hostile_game(bots, tmp_path, "syscalls")
+    assert result.termination in RULES_END, result.reason
+    assert "Seccomp:\t2" in log  # filtered
+    for name in REFUSED:
+        assert f"REFUSED {name}: EPERM" in log, name
+    assert "ANSWERED" not in log
+    assert "THREAD: started" in log  # clone3 answers ENOSYS: threads start through clone
+    assert "X32: killed by SIGSYS" in log  # another ABI's call kills
+
+
+def need_cgroups() -> cgroups.Tree:
+    """The cgroups this host lets the sandbox make (skip, or fail under CI, if none)."""
+    tree = cgroups.find()
+    require("a writable cgroup (v2 delegated, or v1 as root)", None if tree else "none here")
+    assert tree is not None
+    return tree
+
+
+def no_stale_cgroups(timeout: float = 10.0) -> list[str]:
+    """The cgroups of ended sandboxes once they had `timeout` s to go (the sweeper's
+    period is a second)."""
+    deadline = time.monotonic() + timeout
+    while cgroups.stale() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return cgroups.stale()
+
+
+def test_a_sandbox_is_capped_as_a_whole(bots, tmp_path):
+    """Eight processes of 200 MB each, each under its 512 MiB address space, together over
+    the sandbox's 512 MiB: the sandbox is stopped, the bot loses saying why, nothing left."""
+    need_cgroups()
+    limits = replace(sandbox.GAME_LIMITS, memory_mb=512, total_mb=512)
+    result, log, _ = hostile_game(bots, tmp_path, "shares-memory", limits=limits)
+    assert result.termination not in RULES_END and result.winner == Mark.O, result.reason
+    assert "hostile (X)" in result.reason
+    assert ("sandbox: out of memory: its processes together may use 512 MiB; all of them "
+            "stopped") in log
+    assert "HOLDING" not in log
+    assert no_stale_cgroups() == []
+
+
+def cgroup_value(folder: str, name: str) -> str:
+    return Path(folder, name).read_text().strip()
+
+
+def test_each_sandbox_has_its_own_cgroup_removed_when_it_ends(tmp_path):
+    tree = need_cgroups()
+    (tmp_path / "f").write_text("x")
+    limits = replace(sandbox.GAME_LIMITS, memory_mb=256, disk_mb=64, nproc=20, cpus=0.5)
+    for ending, sleep in (("ends", 2), ("killed", 60)):
+        proc = subprocess.Popen(sandbox.command(tmp_path, f"echo up; exec sleep {sleep}",
+                                                limits),
+                                stdout=subprocess.PIPE, text=True, start_new_session=True)
+        assert proc.stdout is not None and proc.stdout.readline() == "up\n"
+        folders = cgroups.sandboxes()[proc.pid]
+        assert len(folders) == len(tree.parents)
+        values = {}
+        for folder in folders:
+            for name in ("memory.limit_in_bytes", "memory.max", "pids.max",
+                         "cpu.cfs_quota_us", "cpu.max"):
+                if Path(folder, name).exists():
+                    values[name] = cgroup_value(folder, name)
+        memory = values.get("memory.limit_in_bytes") or values["memory.max"]
+        assert int(memory) == (256 + 64) << 20
+        assert values["pids.max"] == str(20 + sandbox.LAUNCHER_TASKS)
+        if "cpu" in tree.controllers():
+            quota = values.get("cpu.cfs_quota_us") or values["cpu.max"].split()[0]
+            assert quota == "50000"
+        if ending == "ends":  # it ends by itself: its cgroup goes with it
+            assert proc.wait(30) == 0
+            assert proc.pid not in cgroups.sandboxes()
+        else:  # its launcher killed outright, as a game's supervisor does: swept
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+            assert no_stale_cgroups() == []
+        assert no_leftovers() == []
+
+
+def test_without_cgroups_the_server_says_so_in_one_line(monkeypatch, tmp_path):
+    monkeypatch.setattr(cgroups, "find", lambda: None)
+    assert sandbox.setup_line().startswith(
+        "sandbox: no delegated cgroup: limits are per process (rlimits); ")
+    assert sandbox.command(tmp_path, "true", sandbox.GAME_LIMITS)[0] == "/bin/sh"
+    (tmp_path / "f").write_text("x")
+    assert run("cat f", tmp_path).stdout == "x"  # rlimits only, as before
+
+
+def test_the_seccomp_filter_is_compiled_by_libseccomp():
+    program = seccomp.program()
+    assert len(program) % 8 == 0 and len(program) > 8 * len(seccomp.DENIED)  # sock_filters
+    assert sandbox.setup_line().endswith("; seccomp deny-list on")

@@ -117,3 +117,34 @@ def test_cross_site_decisions():
     assert refused("PATCH", origin="https://sub.example.org", host="example.org")
     assert refused("DELETE", sec_fetch_site="same-site", host="example.org")
     assert refused("POST", origin="http://[::1", host="example.org")  # unparsable
+
+
+def test_sessions_are_listed_and_revoked_over_the_api(site):
+    site.cookies.clear()
+    assert site.get("/api/platform/sessions").status_code == 401
+    r = site.post("/api/platform/signup", json={"name": "tokener", "password": PASSWORD})
+    assert r.status_code == 201, r.text
+    token = site.post("/api/platform/tokens").json()["token"]
+    listed = site.get("/api/platform/sessions")
+    assert listed.status_code == 200 and token not in listed.text
+    rows = listed.json()
+    assert [(s["kind"], s["current"]) for s in rows] == [("api", False), ("cookie", True)]
+    assert all(set(s) == {"id", "kind", "created", "last_used", "expires", "current"}
+               for s in rows)
+    bearer = {"Authorization": f"Bearer {token}"}
+    assert [s["current"] for s in site.get("/api/platform/sessions", headers=bearer).json()
+            ] == [True, False]
+    cookie = site.cookies.get("ninefold_session")
+    site.cookies.clear()  # someone else may not end them
+    site.post("/api/platform/signup", json={"name": "other", "password": PASSWORD})
+    assert site.delete(f"/api/platform/sessions/{rows[0]['id']}").status_code == 404
+    assert site.get("/api/platform/me", headers=bearer).status_code == 200
+    site.cookies.clear()
+    site.cookies.set("ninefold_session", cookie)
+    assert site.delete("/api/platform/sessions/nothex").status_code == 422
+    assert site.delete(f"/api/platform/sessions/{rows[0]['id']}").status_code == 204
+    assert site.get("/api/platform/me", headers=bearer).status_code == 401  # revoked
+    assert site.delete(f"/api/platform/sessions/{rows[0]['id']}").status_code == 404
+    assert [s["kind"] for s in site.get("/api/platform/sessions").json()] == ["cookie"]
+    assert site.delete(f"/api/platform/sessions/{rows[1]['id']}").status_code == 204
+    assert site.get("/api/platform/me").status_code == 401  # signed out of this browser

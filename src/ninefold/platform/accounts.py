@@ -4,6 +4,10 @@ A log-in makes a session: a random token for the browser's cookie (14 days)
 or for a bot author's scripts (an API token, a year). The database keeps
 only the token's sha256, so a stolen copy of it logs no one in. A wrong
 name and a wrong password get the same answer, after the same work.
+A user lists their sessions and ends any of them (`Accounts.sessions`,
+`Accounts.revoke`) by its id, the first digits of the hash (`session_id`);
+expired sessions are deleted at the platform's start and at each log-in
+(`Accounts.purge`).
 
 >>> check_name("ann_42")
 'ann_42'
@@ -29,13 +33,14 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from ninefold.platform.limits import BoundedPool, PlatformLimits, RateLimit, RateLimited
-from ninefold.platform.store import NameTaken, Store, User
+from ninefold.platform.store import NameTaken, Session, Store, User
 
 DAY = 24 * 3600.0
 LIFETIMES = {"cookie": 14 * DAY, "api": 365 * DAY}  # a session's life by kind, in seconds
 NAME = re.compile(r"[A-Za-z0-9_-]{3,32}\Z")
 PASSWORD_LENGTHS = range(8, 257)
 TOKEN_BYTES = 32
+SESSION_ID_DIGITS = 16  # a session's public id: this many hex digits of its token's hash
 WRONG = "wrong name or password"
 
 HASHER = PasswordHasher()  # argon2id with the library's current defaults
@@ -96,6 +101,16 @@ def new_token() -> tuple[str, str]:
     return token, token_hash(token)
 
 
+def session_id(digest: str) -> str:
+    """The id by which a session is listed and revoked: the first 16 hex digits of its
+    token's hash (`digest`), never the token itself.
+
+    >>> session_id(token_hash("abc"))
+    'ba7816bf8f01cfea'
+    """
+    return digest[:SESSION_ID_DIGITS]
+
+
 class Accounts:
     """Sign-up, log-in and sessions on a `Store`; `clock` tells the time (epoch seconds).
 
@@ -153,6 +168,7 @@ class Accounts:
             self.store.set_password(user.name, hash_password(password))
             user = self.store.user(user.id) or user
         now = self.clock()
+        self.store.drop_expired_sessions(now)  # everyone's: kept no longer than they work
         token, digest = new_token()
         self.store.add_session(user.id, digest, kind, now + LIFETIMES[kind], now=now)
         return user, token
@@ -175,3 +191,21 @@ class Accounts:
 
     def log_out(self, token: str) -> None:
         self.store.drop_session(token_hash(token))
+
+    def sessions(self, user: User) -> list[Session]:
+        """`user`'s sessions still valid (browser log-ins and API tokens), newest first."""
+        now = self.clock()
+        return [s for s in self.store.sessions(user.id) if s.expires > now]
+
+    def revoke(self, user: User, session: str) -> bool:
+        """End `user`'s session whose `session_id` is `session` (it logs no one in from
+        now on); False if `user` has no such session."""
+        for s in self.store.sessions(user.id):
+            if session_id(s.token_hash) == session:
+                self.store.drop_session(s.token_hash)
+                return True
+        return False
+
+    def purge(self) -> int:
+        """Delete every expired session; how many there were."""
+        return self.store.drop_expired_sessions(self.clock())

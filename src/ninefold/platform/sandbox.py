@@ -18,17 +18,26 @@ What one run in it gets, and so what it guards against:
   across namespaces, is its own: a fork bomb in one sandbox cannot starve
   another, nor signal or trace it. Run as another user, it stays that user
   (bwrap unprivileged), which is weaker: see below;
-- **limits** (rlimits, as cgroups are not writable here): address space
-  (memory), CPU seconds, processes and threads, file size, open files; no
-  core dumps;
+- **limits**: rlimits of each process (address space, CPU seconds, file
+  size, open files; no core dumps) and, where the host lets it make cgroups
+  (`ninefold.platform.cgroups`: a delegated cgroup v2 folder, or cgroup v1 as
+  root), a cgroup of its own capping all its processes together: memory (its
+  tmpfs included, no swap; out of it, the whole sandbox is stopped, with a line
+  on its stderr saying so), processes and threads, and CPU time per second
+  (`ninefold.platform.confine`). Without cgroups, processes are capped per
+  user as root (each sandbox has its own) and memory only per process;
+- **a seccomp deny-list** (`ninefold.platform.seccomp`, loaded by bwrap once it
+  has set up): io_uring, the key store, bpf, userfaultfd, ptrace, modules,
+  mounts, namespaces and their kin answer EPERM; another architecture's calls
+  kill the process;
 - **no leftovers**: its own pid namespace and ``--die-with-parent``: when the
   launcher dies (the arena's supervisor kills it when the game ends,
   `compile_bot` at its time limit), everything inside dies, and the tmpfs
   with it. Nested user namespaces are disabled, and it runs in a new session
   (no terminal to push keys into).
 
-What it does not guard against: kernel exploits (the kernel is shared, this
-is not a VM, and there is no seccomp filter); CPU and cache side channels;
+What it does not guard against: kernel exploits through the calls it allows
+(the kernel is shared: this is not a VM); CPU and cache side channels;
 denial of service through the kernel (kernel memory: its tmpfs caps bytes, not
 inodes, so millions of empty files cost the host memory until the run ends);
 wall-clock contention (bots running at once share the CPUs). Not run as root,
@@ -37,8 +46,8 @@ what your user runs already, and concurrent sandboxes share that headroom.
 
 >>> limits = Limits(memory_mb=256)
 >>> argv = command(Path("/usr/share"), "exec ./bot", limits)
->>> argv[:2], f"--as={256 << 20}" in argv, argv[-1]
-(['/bin/sh', '-c'], True, 'tar -xf - -C /bot <&3 && exec 3<&- && mkdir -p .tmp && exec ./bot')
+>>> argv[argv.index("/bin/sh") + 1], f"--as={256 << 20}" in argv, argv[-1]
+('-c', True, 'tar -xf - -C /bot <&3 && exec 3<&- && mkdir -p .tmp && exec ./bot')
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import glob
+import logging
 import os
 import shlex
 import shutil
@@ -59,6 +69,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
+from ninefold.platform import cgroups, confine, seccomp
 from ninefold.platform.archive import HEADER_ROOM, ArchiveError, ArchiveLimits, unpack
 from ninefold.platform.recipes import Recipe, RecipeError
 from ninefold.system import process_ids, process_status
@@ -76,14 +87,18 @@ ETC = ("/etc/alternatives", "/etc/java-*", "/etc/ld.so.cache", "/etc/ld.so.conf"
 # as links), else bound read-only.
 TOP_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 LOG_BYTES = 64 << 10  # compile output kept
+LAUNCHER_TASKS = 16  # room in a sandbox's process cap for its launcher (sh, tar, bwrap)
 BUILD_FILES = 10_000  # files a compiled folder may hold
 KILL_WAIT_S = 5.0  # a killed sandbox's processes are gone within this
 
 # The launcher, run by /bin/sh on the host as the caller (root or not): it streams the bot's
 # folder ($1) as a tar into fd 3 of the rest of its arguments (the jail), keeping stdin for
 # the bot; as root it first becomes a user of its own, SANDBOX_UID_BASE + its pid ($$).
-_LAUNCHER = ('exec 4<&0; tar -C "$1" -cf - . 4<&- | {{ exec 3<&0 <&4 4<&-; shift; '
-             '{become}exec "$@"; }}')
+# With a seccomp filter it first opens it on a free fd of 5-9 (the shell's highest), for
+# bwrap's --seccomp.
+_LAUNCHER = ('{seccomp}exec 4<&0; tar -C "$1" -cf - . 4<&- | {{ exec 3<&0 <&4 4<&-; '
+             'shift; {become}exec "$@"; }}')
+SECCOMP_FDS = range(5, 10)
 _BECOME = ('u=$(({base} + $$)); '
            'set -- {setpriv} --reuid "$u" --regid "$u" --clear-groups -- "$@"; ')
 # Inside the jail: unpack the folder from fd 3 into /bot (its working folder), then run.
@@ -92,8 +107,10 @@ _INSIDE = "tar -xf - -C /bot <&3 && exec 3<&- && mkdir -p .tmp && {shell}"
 
 @dataclass(frozen=True)
 class Limits:
-    """What one sandbox may use. Every limit but `disk_mb` and `wall_s` is an rlimit
-    of each of its processes."""
+    """What one sandbox may use. `memory_mb`, `cpu_s`, `file_mb` and `open_files` are
+    rlimits of each of its processes; `total_mb`, `nproc` and `cpus` cap the sandbox as a
+    whole where the host lets it make cgroups (`ninefold.platform.cgroups`; else `nproc`
+    is an rlimit of its user, and the others are not enforced)."""
 
     memory_mb: int = 1024  # address space (RLIMIT_AS): the JVM reserves far more than it uses
     cpu_s: int = 300  # CPU seconds (RLIMIT_CPU)
@@ -102,11 +119,19 @@ class Limits:
     file_mb: int = 64  # the largest file it may write (RLIMIT_FSIZE)
     wall_s: float = 60.0  # wall-clock time of a compile (a game has its clocks)
     open_files: int = 256  # RLIMIT_NOFILE
+    total_mb: int | None = None  # memory of all its processes and its tmpfs, no swap
+    # (cgroup); None: memory_mb + disk_mb (one process's worth, and a full disk)
+    cpus: float = 1.0  # CPU time per wall-clock second of all its processes (cgroup quota)
+
+    def whole_mb(self) -> int:
+        """The memory the sandbox's processes may use together, its tmpfs included."""
+        return self.total_mb if self.total_mb is not None else self.memory_mb + self.disk_mb
 
 
 # Measured on Debian 12 (address space): javac with -J-Xmx512m needs 1 GiB (896 MiB fails),
 # g++ 128 MiB for a small bot; the fixtures compile in 0.1 s (C, Python) to 0.5 s (C++, Java).
-COMPILE_LIMITS = Limits(memory_mb=2048, cpu_s=120, disk_mb=192, file_mb=128, wall_s=60)
+COMPILE_LIMITS = Limits(memory_mb=2048, cpu_s=120, disk_mb=192, file_mb=128, wall_s=60,
+                        cpus=2.0)
 # A game: memory_mb comes from the bot's recipe (`game_command`): the JVM needs 704 MiB with
 # the recipe's options, the fixture bots in C, C++ and Python under 16 MiB.
 GAME_LIMITS = Limits()
@@ -172,6 +197,7 @@ def _jail(limits: Limits) -> list[str]:
                "--"]
     jail = [_tool("bwrap"), "--unshare-all", "--unshare-user", "--disable-userns",
             "--die-with-parent", "--new-session", "--hostname", "sandbox",
+            *(["--seccomp", str(_seccomp_fd())] if _seccomp() else []),
             "--ro-bind", "/usr", "/usr"]
     for top in TOP_DIRS:
         if os.path.islink(top):
@@ -199,8 +225,49 @@ def command(src: Path, shell: str, limits: Limits) -> list[str]:
         raise FileNotFoundError(f"no bot folder {src}")
     become = (_BECOME.format(base=SANDBOX_UID_BASE, setpriv=shlex.quote(_tool("setpriv")))
               if _as_root() else "")
-    return ["/bin/sh", "-c", _LAUNCHER.format(become=become), "sandbox", str(src),
-            *_jail(limits), "sh", "-c", _INSIDE.format(shell=shell)]
+    _announce()
+    filter_file = _seccomp()
+    seccomp = (f"exec {_seccomp_fd()}<{shlex.quote(str(filter_file))}; "
+               if filter_file else "")
+    tree = cgroups.find()
+    confined = (cgroups.prefix(tree, limits.whole_mb() << 20, limits.nproc + LAUNCHER_TASKS,
+                               limits.cpus) if tree else [])
+    return [*confined, "/bin/sh", "-c", _LAUNCHER.format(become=become, seccomp=seccomp),
+            "sandbox", str(src), *_jail(limits), "sh", "-c", _INSIDE.format(shell=shell)]
+
+
+def _seccomp_fd() -> int:
+    """The descriptor the launcher opens the seccomp filter on, for bwrap's --seccomp."""
+    return SECCOMP_FDS[0]
+
+
+@functools.cache
+def _seccomp() -> Path | None:
+    """The seccomp filter's file (None if libseccomp is missing: `setup_line` says so)."""
+    try:
+        return seccomp.filter_file()
+    except (seccomp.SeccompError, OSError):
+        return None
+
+
+@functools.cache
+def _announce() -> None:
+    """Say `setup_line` once, when a process starts its first sandbox: a warning where
+    a sandbox is not capped as a whole or has no filter."""
+    line = setup_line()
+    weak = line.startswith(cgroups.NONE_LINE) or "no seccomp filter" in line
+    logging.getLogger(__name__).log(logging.WARNING if weak else logging.INFO, line)
+
+
+def setup_line() -> str:
+    """What a server running sandboxes says at start, in one line: how each is capped
+    as a whole (cgroups) or not (rlimits only), and whether it has a seccomp filter."""
+    try:
+        seccomp.filter_file()
+        filtered = "seccomp deny-list on"
+    except (seccomp.SeccompError, OSError) as exc:
+        filtered = f"no seccomp filter ({exc})"
+    return f"{cgroups.line()}; {filtered}"
 
 
 def game_command(build_dir: Path, recipe: Recipe, limits: Limits | None = None) -> str:
@@ -323,6 +390,9 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(KILL_WAIT_S)
+    made = cgroups.sandboxes().get(proc.pid)  # its launcher's cgroup, if it has one
+    if made:
+        confine.empty(made)  # whatever is left in it, and the cgroup itself
     if not _as_root():
         return
     deadline = time.monotonic() + KILL_WAIT_S

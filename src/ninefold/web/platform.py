@@ -38,6 +38,7 @@ class Platform:
         return cls(store, Accounts(store), Builder(store), pool)
 
     def start(self) -> None:
+        self.accounts.purge()  # the sessions that expired while the server was down
         self.builder.start()
         if self.pool is not None:
             self.pool.start()

@@ -57,6 +57,18 @@ class ApiToken(BaseModel):
     token: str = Field(..., description="Send as 'Authorization: Bearer TOKEN'.")
 
 
+class SessionView(BaseModel):
+    """One of a user's sessions: a browser's log-in or an API token (never its secret)."""
+
+    id: str = Field(..., description="What DELETE /api/platform/sessions/{id} takes.")
+    kind: Literal["cookie", "api"] = Field(..., description="cookie: a browser's log-in; "
+                                           "api: an API token")
+    created: float
+    last_used: float = Field(..., description="Epoch seconds, to the minute.")
+    expires: float
+    current: bool = Field(..., description="The session this request was made with.")
+
+
 class NewContest(BaseModel):
     name: ContestName
     title: str = Field("", max_length=100)

@@ -7,10 +7,11 @@ They use the `ninefold.web.platform.Platform` that the app keeps on
 Who is asking: a session cookie (``ninefold_session``: HttpOnly, SameSite=Lax,
 Secure over HTTPS) from sign-up or log-in, or an API token in the
 ``Authorization: Bearer`` header (``POST /api/platform/tokens``, for
-``ninefold platform upload``). Anyone may read contests, leaderboards, bots,
-games and replays, and download a contest's starter bots; a version's compile
-log, input test and every game's stderr are its author's only (403 for anyone
-else). An unknown id is 404.
+``ninefold platform upload``); ``GET /api/platform/sessions`` lists one's log-ins
+and API tokens and ``DELETE /api/platform/sessions/{id}`` ends one. Anyone may read
+contests, leaderboards, bots, games and replays, and download a contest's starter
+bots; a version's compile log, input test and every game's stderr are its author's
+only (403 for anyone else). An unknown id is 404.
 
 An organiser (an account an admin made one) or an admin creates contests; the
 contest's organiser (the account that created it) or an admin sets its opening
@@ -47,7 +48,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection
 
 from ninefold.platform import house, ladder, practice, recipes, starters
-from ninefold.platform.accounts import LIFETIMES, Accounts, AuthError
+from ninefold.platform.accounts import LIFETIMES, Accounts, AuthError, session_id, token_hash
 from ninefold.platform.jobs import TurnLogs
 from ninefold.platform.scheduler import ranking
 from ninefold.platform.store import (
@@ -85,6 +86,7 @@ from ninefold.web.platform_views import (
     NewContest,
     RatingPointView,
     Row,
+    SessionView,
     Turn,
     VersionView,
     contest_view,
@@ -133,12 +135,18 @@ PlatformStore = Annotated[Store, Depends(platform_store)]
 PlatformAccounts = Annotated[Accounts, Depends(platform_accounts)]
 
 
-async def viewer(request: Request) -> User | None:
-    """Who asks: the user of the session cookie or of the Bearer API token (None: nobody)."""
+def session_token(request: Request) -> str | None:
+    """The session token a request sends: its Bearer API token, else its cookie."""
     token = request.cookies.get(COOKIE)
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         token = auth[7:].strip()
+    return token or None
+
+
+async def viewer(request: Request) -> User | None:
+    """Who asks: the user of the session cookie or of the Bearer API token (None: nobody)."""
+    token = session_token(request)
     if not token:
         return None
     return await asyncio.to_thread(platform_of(request).accounts.user_for, token)
@@ -259,6 +267,30 @@ async def new_token(u: Signed, accounts: PlatformAccounts) -> ApiToken:
     """An API token for scripts and ``ninefold platform upload``."""
     token = await asyncio.to_thread(accounts.api_token, u)
     return ApiToken(token=token)
+
+
+@router.get("/sessions", response_model=list[SessionView], responses={401: ERRORS[403]})
+async def sessions(u: Signed, request: Request, accounts: PlatformAccounts
+                   ) -> list[SessionView]:
+    """Your sessions still valid, newest first: each browser's log-in and each API
+    token (its id, never the token)."""
+    token = session_token(request)
+    mine = session_id(token_hash(token)) if token else None
+    return [SessionView(id=session_id(s.token_hash), kind=s.kind,  # type: ignore[arg-type]
+                        created=s.created, last_used=s.last_used, expires=s.expires,
+                        current=session_id(s.token_hash) == mine)
+            for s in await asyncio.to_thread(accounts.sessions, u)]
+
+
+@router.delete("/sessions/{session}", status_code=204, response_class=Response,
+               responses={**ERRORS, 401: ERRORS[403]})
+async def revoke(session: Annotated[str, Path(pattern=r"^[0-9a-f]{16}$")], u: Signed,
+                 accounts: PlatformAccounts) -> Response:
+    """End one of your sessions (a browser's log-in or an API token): it logs no one in
+    from now on; 404 if you have none with that id."""
+    if not await asyncio.to_thread(accounts.revoke, u, session):
+        raise NotFound(f"you have no session {session}")
+    return Response(status_code=204)
 
 
 @router.get("/contests", response_model=list[ContestView])
