@@ -431,3 +431,171 @@ def test_a_bot_page_follows_a_new_build_and_a_double_click_asks_once(
     assert len(asked) == 1
     assert len(store_of(platform_server).games(version_id=v2, ranked=False)) == 2
     accessible(page)
+
+
+# --- the browser side of the threat model (ninefold.web.security) -------------------
+
+WATCH_CSP = """window.__violations = [];
+document.addEventListener("securitypolicyviolation",
+  (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));"""
+
+
+def csp_violations(page: Page, console: list[str]) -> list[str]:
+    """What the page's Content-Security-Policy refused so far (its events and the
+    console's 'Refused to ...' lines)."""
+    return page.evaluate("window.__violations") + [
+        line for line in console if "Refused to" in line or "Content Security Policy" in line]
+
+
+def test_pages_run_under_the_content_security_policy(page: Page, platform_server: Platform):
+    """Every page, the web board's and the platform's, is served with the policy (no
+    inline script or style) and runs under it with nothing refused: no inline script,
+    handler or style attribute anywhere; a live game's WebSocket still gets its
+    updates (connect-src 'self' covers ws: to the same host)."""
+    base = platform_server.base
+    console: list[str] = []
+    page.on("console", lambda m: console.append(m.text))
+    page.add_init_script(WATCH_CSP)
+    with httpx.Client(base_url=base, timeout=60) as client:
+        made = client.post("/api/games", json={"mode": "local"}).json()
+    game, token = made["game"]["id"], made["token"]
+    page.goto(base + "/")  # the watcher itself sees what the policy refuses
+    page.evaluate("""() => {
+        const img = document.createElement("img");
+        img.setAttribute("onerror", "window.ran = true");  // an inline handler
+        img.src = "/static/nothing.png";
+        document.body.append(img);
+        document.body.insertAdjacentHTML("beforeend", '<b style="color: red">styled</b>');
+    }""")
+    page.wait_for_function("window.__violations.length >= 2")
+    assert page.evaluate("window.ran") is None
+    assert {v.split()[0] for v in page.evaluate("window.__violations")} == {
+        "script-src-attr", "style-src-attr"}
+    log_in(page, base, "boss")
+    pages = ["/", "/rules", "/analysis", "/classic", "/proof", "/arena", f"/replay/{game}",
+             "/nowhere", "/platform", "/platform/account", "/platform/c/cup",
+             f"/platform/bot/{platform_server.rival_bot}", "/platform-game/999999"]
+    for path in pages:
+        console.clear()
+        answer = page.goto(base + path)
+        assert answer is not None
+        policy = answer.headers.get("content-security-policy", "")
+        assert "script-src 'self';" in policy and "style-src 'self';" in policy, path
+        page.wait_for_load_state("networkidle")
+        assert csp_violations(page, console) == [], path
+    console.clear()
+    with page.expect_websocket() as opened:
+        page.goto(f"{base}/g/{game}#t={token}")
+    socket = opened.value
+    expect(page.locator("[data-testid=status]")).not_to_be_empty()
+    with socket.expect_event("framereceived"), \
+            httpx.Client(base_url=base, timeout=60) as client:  # a move: the page hears it
+        r = client.post(f"/api/games/{game}/moves", json={"move": "e5", "ply": 0},
+                        headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 200, r.text
+    assert csp_violations(page, console) == []
+
+
+@pytest.fixture
+def other_origin(tmp_path):
+    """A second web server on another port of the same host: the same *site* as the
+    platform (its SameSite=Lax cookie goes along with a post), another origin."""
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_form_from_another_origin_can_neither_log_out_nor_upload(
+        page: Page, platform_server: Platform, other_origin):
+    """A page of another origin on the same host auto-submits forms to the platform:
+    log-out, a multipart upload (a real bot archive), and a no-cors fetch; the
+    browser sends the victim's cookie with each (shown), the server refuses each
+    with 403, and the victim stays logged in with no new bot."""
+    import base64
+
+    base = platform_server.base
+    folder, evil = other_origin
+    name, data = bot_archive("python", strategy="random", seed=9)
+    (folder / "logout.html").write_text(f"""<!doctype html><title>win a prize</title>
+        <form method="post" action="{base}/api/platform/logout"></form>
+        <script>document.forms[0].submit()</script>""")
+    (folder / "upload.html").write_text(f"""<!doctype html><title>win a prize</title>
+        <form method="post" enctype="multipart/form-data"
+          action="{base}/api/platform/contests/cup/bots">
+          <input name="bot" value="planted"><input type="file" name="file"></form>
+        <script>
+          const bytes = Uint8Array.from(atob("{base64.b64encode(data).decode()}"),
+                                        (c) => c.charCodeAt(0));
+          const files = new DataTransfer();
+          files.items.add(new File([bytes], "{name}"));
+          document.forms[0].elements.file.files = files.files;
+          document.forms[0].submit();
+        </script>""")
+    (folder / "fetch.html").write_text(f"""<!doctype html><title>win a prize</title>
+        <script>window.done = fetch("{base}/api/platform/logout",
+          {{method: "POST", mode: "no-cors", credentials: "include"}}).then(() => "sent")
+        </script>""")
+    log_in(page, base, "rival")
+    before = len(store_of(platform_server).bots())
+    sent: dict[str, dict[str, str]] = {}
+    page.on("request", lambda r: sent.__setitem__(r.url, r.all_headers())
+            if r.method == "POST" else None)
+    for attack, target in (("logout", "/api/platform/logout"),
+                           ("upload", "/api/platform/contests/cup/bots")):
+        with page.expect_response(base + target) as answered:
+            page.goto(f"{evil}/{attack}.html")
+        assert answered.value.status == 403, attack
+        assert "cross-site" in answered.value.json()["detail"]
+        headers = sent[base + target]
+        assert "ninefold_session=" in headers.get("cookie", ""), attack  # Lax let it go
+        assert headers.get("origin") == evil
+    page.goto(f"{evil}/fetch.html")
+    assert page.evaluate("window.done") == "sent"
+    page.goto(base + "/platform")  # still logged in
+    expect(page.get_by_test_id("account")).to_contain_text("rival")
+    assert len(store_of(platform_server).bots()) == before
+    assert all(b.name != "planted" for b in store_of(platform_server).bots())
+
+
+def test_sessions_and_api_tokens_are_listed_and_revoked_on_the_account_page(
+        page: Page, platform_server: Platform):
+    base = platform_server.base
+    with httpx.Client(base_url=base, timeout=60) as client:  # a log-in elsewhere
+        client.post("/api/platform/signup", json={"name": "tokens", "password": PASSWORD})
+        elsewhere = {"Cookie": f"ninefold_session={client.cookies['ninefold_session']}"}
+    log_in(page, base, "tokens")
+    control(page, "account").click()
+    expect(page).to_have_url(base + "/platform/account")
+    rows = page.get_by_test_id("sessions").locator("tbody tr")
+    expect(rows).to_have_count(2)
+    expect(rows.first).to_contain_text("this browser")
+    control(page, "new-token").click()
+    shown = page.locator("#token-text")
+    expect(shown).not_to_have_text("")
+    token = shown.text_content()
+    assert token
+    expect(rows).to_have_count(3)
+    expect(rows.first).to_contain_text("API token")
+    assert token not in page.get_by_test_id("sessions").text_content()
+    bearer = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=base, timeout=60) as client:
+        assert client.get("/api/platform/me", headers=bearer).status_code == 200
+        accessible(page)
+        assert_every_control_tested(page, "the account page")
+        control(page, "revoke-session").first.click()  # the API token
+        expect(rows).to_have_count(2)
+        expect(page.get_by_test_id("notice")).to_contain_text("Revoked the API token")
+        assert client.get("/api/platform/me", headers=bearer).status_code == 401
+        rows.filter(has_text="a browser").locator("[data-control=revoke-session]").click()
+        expect(rows).to_have_count(1)
+        assert client.get("/api/platform/me", headers=elsewhere).status_code == 401
+    control(page, "revoke-session").click()  # this browser: signed out here
+    expect(control(page, "log-in")).to_be_visible()
+    expect(page.get_by_test_id("account")).to_be_empty()

@@ -19,7 +19,8 @@ and closing times and enters house bots (ninefold's own players); an author asks
 for unranked test games of their bots. Once a contest has closed and its final
 standings are stored, its leaderboard shows them (``final``).
 
-The pages: ``/platform``, ``/platform/c/{name}`` and ``/platform/bot/{id}``
+The pages: ``/platform``, ``/platform/account`` (one's log-ins and API tokens, each
+ended by a button), ``/platform/c/{name}`` and ``/platform/bot/{id}``
 (``static/platform.html``, 404 for no such contest or bot, as for any other
 address under ``/platform/``) and ``/platform-game/{id}``, the web board's viewer
 with the turns' times, stderr and links (``static/platform-game.js``).
@@ -598,6 +599,7 @@ pages = APIRouter(include_in_schema=False)  # the platform's pages
 
 
 @pages.get("/platform")
+@pages.get("/platform/account")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "platform.html")
 

@@ -1,5 +1,6 @@
 // The contests pages: one page, no build step, over /api/platform (see /docs).
 // Routes: /platform (contests, sign-up and log-in, a new contest for organisers),
+// /platform/account (where one is signed in and one's API tokens, each revoked by a button),
 // /platform/c/NAME (leaderboard, upload, starter bots, games, house bots for its organiser),
 // /platform/bot/ID (versions with their compile log and input test, rating plot, games, test
 // games of your own bot). A game opens in the web board's viewer (/platform-game/ID, with
@@ -50,7 +51,8 @@ async function loadMe() {
   if (me) {
     const out = named("log-out", el("button", { type: "button", textContent: "Log out" }));
     out.addEventListener("click", async () => { await api("/api/platform/logout", { method: "POST" }); location.reload(); });
-    box.append(`${me.name}${me.admin ? " (admin)" : me.organiser ? " (organiser)" : ""} `, out);
+    box.append(link("account", "/platform/account", me.name),
+      `${me.admin ? " (admin)" : me.organiser ? " (organiser)" : ""} `, out);
   }
   $("auth").hidden = !!me;
 }
@@ -63,6 +65,39 @@ $("auth-form").addEventListener("submit", async (event) => {
     await postJSON(`/api/platform/${action}`, { name: form.get("name"), password: form.get("password") });
     say("");
     await route();
+  } catch (error) { say(error.message); }
+});
+
+// --- the account page: sessions and API tokens ---------------------------------------
+async function showAccount() {
+  $("account-page").hidden = false;
+  if (!me) return;  // the log-in form shows instead
+  const rows = await api("/api/platform/sessions");
+  $("account-page").querySelector("tbody").replaceChildren(...rows.map((s) => {
+    const revoke = named("revoke-session", el("button", { type: "button", textContent: "Revoke" }));
+    revoke.setAttribute("aria-label", `Revoke the ${s.kind === "api" ? "API token" : "log-in"} of ${when(s.created)}`);
+    revoke.addEventListener("click", async () => {
+      try {
+        await api(`/api/platform/sessions/${s.id}`, { method: "DELETE" });
+        if (s.current) { location.reload(); return; }  // this browser is signed out
+        tell(`Revoked the ${s.kind === "api" ? "API token" : "log-in"} of ${when(s.created)}.`);
+        await showAccount();
+      } catch (error) { say(error.message); }
+    });
+    const kind = s.kind === "api" ? "API token" : s.current ? "this browser" : "a browser";
+    return el("tr", {}, el("td", { textContent: kind }), el("td", { textContent: when(s.created) }),
+      el("td", { textContent: when(s.last_used) }), el("td", { textContent: when(s.expires) }),
+      el("td", {}, revoke));
+  }));
+}
+
+$("new-token").addEventListener("click", async () => {
+  try {
+    const made = await postJSON("/api/platform/tokens", {});
+    $("token-text").textContent = made.token;
+    $("token-shown").hidden = false;
+    say("");
+    await showAccount();
   } catch (error) { say(error.message); }
 });
 
@@ -266,16 +301,18 @@ function makeTestGamesForm(bot) {
 
 // --- routes ----------------------------------------------------------------------
 async function route() {
-  for (const id of ["contests", "contest", "bot"]) $(id).hidden = true;
+  for (const id of ["contests", "contest", "bot", "account-page"]) $(id).hidden = true;
   await loadMe();
   const path = location.pathname;
   const contest = path.match(/^\/platform\/c\/([a-z0-9-]+)$/);
   const bot = path.match(/^\/platform\/bot\/(\d+)$/);
-  const section = contest ? "contest" : bot ? "bot" : "contests";
+  const account = path === "/platform/account";
+  const section = contest ? "contest" : bot ? "bot" : account ? "account-page" : "contests";
   $(section).querySelector("h1").after($("auth"));  // the log-in form under the page's title
   try {
     if (contest) await showContest(contest[1]);
     else if (bot) await showBot(bot[1]);
+    else if (account) await showAccount();
     else await showContests();
   } catch (error) { say(error.message); }
 }
