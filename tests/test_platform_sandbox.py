@@ -7,6 +7,7 @@ unaffected, and no process is left when the games end.
 
 from __future__ import annotations
 
+import logging
 import os
 import platform
 import shutil
@@ -32,7 +33,7 @@ from platform_fixtures import (
 )
 
 from ninefold.arena.referee import GameResult, Seat, play_game
-from ninefold.platform import cgroups, sandbox, seccomp
+from ninefold.platform import cgroups, confine, sandbox, seccomp
 from ninefold.platform.archive import unpack
 from ninefold.platform.recipes import Recipe, detect
 from ninefold.protocols import TimeControl
@@ -586,3 +587,52 @@ def test_the_seccomp_filter_is_compiled_by_libseccomp():
     program = seccomp.program()
     assert len(program) % 8 == 0 and len(program) > 8 * len(seccomp.DENIED)  # sock_filters
     assert sandbox.setup_line().endswith("; seccomp deny-list on")
+
+
+def test_a_delegated_cgroup_v2_folder_is_found_and_capped(monkeypatch, tmp_path):
+    """cgroup v2 (not on this host: its controllers are v1's): a folder of this process's
+    that hands memory and pids down is used, and a sandbox's limits are written there;
+    without them, the folder named by NINEFOLD_SANDBOX_CGROUP; else v1, else none."""
+    own, named = tmp_path / "service", tmp_path / "named"
+    for folder, handed in ((own, "cpu memory pids"), (named, "memory pids")):
+        folder.mkdir()
+        (folder / "cgroup.subtree_control").write_text(handed + "\n")
+    mounts = [("/", str(tmp_path), "cgroup2", "rw")]
+    monkeypatch.setattr(cgroups, "_mounts", lambda: mounts)
+    monkeypatch.setattr(cgroups, "_own", lambda: {"": "/service"})
+    monkeypatch.delenv(cgroups.VARIABLE, raising=False)
+    tree = cgroups.Tree(2, {"unified": str(own)})
+    cgroups.find.cache_clear()
+    try:
+        assert cgroups.find() == tree
+        assert tree.line() == ("sandbox: cgroup v2 (memory, pids, cpu): each build and game "
+                               "capped as a whole")
+        (own / "cgroup.subtree_control").write_text("cpu\n")  # memory not handed down
+        cgroups.find.cache_clear()
+        assert cgroups.find() is None
+        monkeypatch.setenv(cgroups.VARIABLE, str(named))
+        cgroups.find.cache_clear()
+        assert cgroups.find() == cgroups.Tree(2, {"unified": str(named)})
+    finally:
+        cgroups.find.cache_clear()
+    made = confine.make({"unified": str(named)}, 320 << 20, 36, 50_000, 100_000)
+    folder = Path(made["unified"])
+    assert folder.name == f"sandbox-{os.getpid()}"
+    assert {name: cgroup_value(str(folder), name) for name in
+            ("memory.max", "memory.swap.max", "pids.max", "cpu.max")} == {
+        "memory.max": str(320 << 20), "memory.swap.max": "0", "pids.max": "36",
+        "cpu.max": "50000 100000"}
+
+
+def test_the_setup_is_said_once_as_the_first_sandbox_starts(monkeypatch, caplog, tmp_path):
+    monkeypatch.setattr(cgroups, "find", lambda: None)
+    sandbox._announce.cache_clear()
+    try:
+        with caplog.at_level(logging.INFO, logger="ninefold.platform.sandbox"):
+            for _ in range(3):
+                sandbox.command(tmp_path, "true", sandbox.GAME_LIMITS)
+    finally:
+        sandbox._announce.cache_clear()
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (logging.WARNING, "sandbox: no delegated cgroup: limits are per process (rlimits); "
+                          "seccomp deny-list on")]
