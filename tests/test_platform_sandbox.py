@@ -610,6 +610,12 @@ def test_a_delegated_cgroup_v2_folder_is_found_and_capped(monkeypatch, tmp_path)
         (own / "cgroup.subtree_control").write_text("cpu\n")  # memory not handed down
         cgroups.find.cache_clear()
         assert cgroups.find() is None
+        (own / "cgroup.controllers").write_text("cpu io memory pids\n")  # but offered
+        cgroups.find.cache_clear()
+        cgroups.find()  # asks for them (a real cgroup would list them: a file does not)
+        assert cgroup_value(str(own), "cgroup.subtree_control") == "+memory +pids"
+        (own / "cgroup.controllers").unlink()
+        (own / "cgroup.subtree_control").write_text("cpu\n")
         monkeypatch.setenv(cgroups.VARIABLE, str(named))
         cgroups.find.cache_clear()
         assert cgroups.find() == cgroups.Tree(2, {"unified": str(named)})

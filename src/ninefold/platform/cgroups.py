@@ -2,11 +2,14 @@
 
 Two set-ups are used, found by `find` once per process:
 
-- **cgroup v2, delegated**: this process's own cgroup (or the folder named by
-  ``NINEFOLD_SANDBOX_CGROUP``) is writable and already hands the ``memory``
-  and ``pids`` controllers (``cpu`` too, where it has it) to its children: a
-  systemd service with ``Delegate=yes`` whose processes sit in a child
-  cgroup, or a folder the operator made and gave to the platform's user;
+- **cgroup v2, delegated**: the folder named by ``NINEFOLD_SANDBOX_CGROUP``
+  (else this process's own cgroup, which works only where it holds no
+  process: the root) is writable and hands the ``memory`` and ``pids``
+  controllers (``cpu`` too, where it has it) down to its children, or can be
+  made to: a systemd service with ``Delegate=yes`` and ``DelegateSubgroup=``
+  (its processes then sit in a child cgroup, and the variable names the
+  service's cgroup), or a folder the operator made and gave to the
+  platform's user;
 - **cgroup v1** (a hybrid host, run as root): this process's own cgroups of
   the ``memory`` and ``pids`` hierarchies (and ``cpu``) are writable.
 
@@ -57,9 +60,21 @@ class Tree:
 
 
 def _has(folder: str, controller: str) -> bool:
+    """True if the v2 cgroup `folder` hands `controller` down to its children."""
     with contextlib.suppress(OSError):
         return controller in Path(folder, "cgroup.subtree_control").read_text().split()
     return False
+
+
+def _hand_down(folder: str) -> None:
+    """Have the v2 cgroup `folder` hand memory, pids and cpu down where it has them and
+    does not yet (refused where it holds processes itself, or is not ours: then not)."""
+    with contextlib.suppress(OSError):
+        offered = Path(folder, "cgroup.controllers").read_text().split()
+        wanted = [c for c in (*NEEDED, "cpu") if c in offered and not _has(folder, c)]
+        if wanted:
+            Path(folder, "cgroup.subtree_control").write_text(
+                " ".join(f"+{c}" for c in wanted))
 
 
 def _mounts() -> list[tuple[str, str, str, str]]:
@@ -112,6 +127,8 @@ def _v2(mounts: list[tuple[str, str, str, str]], own: dict[str, str]) -> Tree | 
             if kind == "cgroup2" and "" in own:
                 folder = _inside(root, point, own[""])
                 break
+    if folder:
+        _hand_down(folder)
     if folder and all(_has(folder, c) for c in NEEDED) and _writable(folder):
         return Tree(2, {"unified": folder})
     return None
