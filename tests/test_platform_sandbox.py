@@ -504,6 +504,7 @@ def test_a_bot_is_refused_each_dangerous_system_call_and_plays_on(bots, tmp_path
     assert "ANSWERED" not in log
     assert "THREAD: started" in log  # clone3 answers ENOSYS: threads start through clone
     assert "X32: killed by SIGSYS" in log  # another ABI's call kills
+    assert "I386: killed by SIGSYS" in log  # and another architecture's
 
 
 def need_cgroups() -> cgroups.Tree:

@@ -1,7 +1,7 @@
 """Hostile: calls each system call the sandbox's seccomp filter refuses (x86-64 numbers,
 through ctypes), writes on stderr what each answered (``REFUSED name: EPERM`` or
 ``ANSWERED name: ...``), checks that a thread and a child process still start, has a child
-make an x32 call (the filter kills it), then plays legally."""
+make an x32 call and another an i386 one (the filter kills both), then plays legally."""
 
 import ctypes
 import errno
@@ -32,6 +32,22 @@ CALLS = {
 }
 
 
+def x32_getpid(libc):
+    """getpid through the x32 ABI: its call numbers have bit 30 set."""
+    libc.syscall(ctypes.c_long(0x40000000 + 39))
+
+
+def i386_getpid(libc):
+    """getpid through the i386 entry (int 0x80) from 64-bit code: eax = 20; int 0x80; ret."""
+    code = b"\xb8\x14\x00\x00\x00\xcd\x80\xc3"
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long)
+    page = libc.mmap(None, 4096, 7, 0x22, -1, 0)  # read, write, exec; private, anonymous
+    ctypes.memmove(page, code, len(code))
+    ctypes.CFUNCTYPE(ctypes.c_int)(page)()
+
+
 def say(text):
     print(text, file=sys.stderr, flush=True)
 
@@ -59,13 +75,14 @@ def main():
         thread.start()
         thread.join()
         say(f"THREAD: {'started' if started else 'refused'}")
-        child = os.fork()
-        if child == 0:
-            libc.syscall(ctypes.c_long(0x40000000 + 39))  # x32's getpid
-            os._exit(0)
-        status = os.waitpid(child, 0)[1]
-        killed = os.WIFSIGNALED(status) and signal.Signals(os.WTERMSIG(status)).name
-        say(f"X32: {'killed by ' + killed if killed else 'ran'}")
+        for abi, call in (("X32", x32_getpid), ("I386", i386_getpid)):
+            child = os.fork()
+            if child == 0:
+                call(libc)
+                os._exit(0)
+            status = os.waitpid(child, 0)[1]
+            killed = os.WIFSIGNALED(status) and signal.Signals(os.WTERMSIG(status)).name
+            say(f"{abi}: {'killed by ' + killed if killed else 'ran'}")
     import bot
 
     bot.main()
