@@ -633,13 +633,13 @@ def test_a_delegated_cgroup_v2_folder_is_found_and_capped(monkeypatch, tmp_path)
 
 def test_the_setup_is_said_once_as_the_first_sandbox_starts(monkeypatch, caplog, tmp_path):
     monkeypatch.setattr(cgroups, "find", lambda: None)
-    sandbox._announce.cache_clear()
+    sandbox.announce.cache_clear()
     try:
         with caplog.at_level(logging.INFO, logger="ninefold.platform.sandbox"):
             for _ in range(3):
                 sandbox.command(tmp_path, "true", sandbox.GAME_LIMITS)
     finally:
-        sandbox._announce.cache_clear()
+        sandbox.announce.cache_clear()
     assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
         (logging.WARNING, "sandbox: no delegated cgroup: limits are per process (rlimits); "
                           "seccomp deny-list on")]

@@ -225,7 +225,7 @@ def command(src: Path, shell: str, limits: Limits) -> list[str]:
         raise FileNotFoundError(f"no bot folder {src}")
     become = (_BECOME.format(base=SANDBOX_UID_BASE, setpriv=shlex.quote(_tool("setpriv")))
               if _as_root() else "")
-    _announce()
+    announce()
     filter_file = _seccomp()
     seccomp = (f"exec {_seccomp_fd()}<{shlex.quote(str(filter_file))}; "
                if filter_file else "")
@@ -251,9 +251,9 @@ def _seccomp() -> Path | None:
 
 
 @functools.cache
-def _announce() -> None:
-    """Say `setup_line` once, when a process starts its first sandbox: a warning where
-    a sandbox is not capped as a whole or has no filter."""
+def announce() -> None:
+    """Say `setup_line` once per process (logged): at its first sandbox, or earlier, as a
+    worker starts; a warning where a sandbox is not capped as a whole or has no filter."""
     line = setup_line()
     weak = line.startswith(cgroups.NONE_LINE) or "no seccomp filter" in line
     logging.getLogger(__name__).log(logging.WARNING if weak else logging.INFO, line)
