@@ -1,22 +1,30 @@
 """Unpacking uploads (`ninefold.platform.archive`): every kind, and every trick refused
-with one line, leaving nothing behind."""
+with one line, leaving nothing behind; each in the test's process and again as the server
+does it (`ninefold.platform.sandbox.unpack`: in a child, the server reading back only its
+checked stream), which must refuse it with the same line."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
+import os
 import random
 import stat
+import subprocess
+import sys
 import tarfile
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from platform_fixtures import KINDS, hostile_archive, pack, tar_gz_bomb, zip_bomb
+from platform_fixtures import KINDS, bot_archive, hostile_archive, pack, tar_gz_bomb, zip_bomb
 from rar4 import Entry, rar4
 
-from ninefold.platform import archive
+from ninefold.platform import archive, sandbox, unpacker, uploads
 from ninefold.platform.archive import ArchiveError, ArchiveLimits, unpack
+from ninefold.platform.store import Store
 
 # A bomb is refused "fast" when little is decompressed before the refusal: counted in
 # bytes, not seconds, so a busy machine cannot fail these tests.
@@ -67,11 +75,23 @@ def decompressed(monkeypatch) -> list[int]:
 
 def refused(data: bytes, filename: str, tmp_path: Path, match: str,
             limits: ArchiveLimits | None = None) -> None:
-    """`unpack` raises ArchiveError matching `match`, and leaves the folder as it was."""
+    """`unpack` raises ArchiveError matching `match`, and leaves the folder as it was; so
+    does the server's unpacking, in a child, with the same line."""
     with pytest.raises(ArchiveError, match=match) as caught:
         unpack(data, filename, tmp_path / "dest", limits or ArchiveLimits())
     assert "\n" not in str(caught.value)
     assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ArchiveError) as child:
+        sandbox.unpack(data, filename, tmp_path / "dest", limits)
+    assert str(child.value) == str(caught.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def tree(folder: Path) -> dict[str, tuple[int, bytes | None]]:
+    """Every path under `folder`: its mode and, for a file, its bytes."""
+    return {p.relative_to(folder).as_posix(): (stat.S_IMODE(p.lstat().st_mode),
+                                               None if p.is_dir() else p.read_bytes())
+            for p in sorted(folder.rglob("*"))}
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -81,6 +101,9 @@ def test_every_kind_unpacks(tmp_path, kind):
     assert unpack(data, name, tmp_path / "dest") == sorted(files)
     assert (tmp_path / "dest" / "lib" / "util.py").read_text() == "X = 2\n"
     assert [p.name for p in tmp_path.iterdir()] == ["dest"]  # no temporary folder left
+    assert sandbox.unpack(data, name, tmp_path / "child") == sorted(files)
+    assert tree(tmp_path / "child") == tree(tmp_path / "dest")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["child", "dest"]
 
 
 def test_the_content_decides_the_kind_not_the_name(tmp_path):
@@ -375,3 +398,191 @@ def test_damaged_rar5_archives_raise_only_archive_errors(tmp_path):
         with contextlib.suppress(ArchiveError):
             unpack(bytes(data), "bot.rar", tmp_path / f"d{i}")
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+# The server's side: the reader is a child; what it does cannot reach the server's process.
+
+def running(token: str) -> list[int]:
+    """The pids of living processes whose command line holds `token`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and token.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+    return found
+
+
+def hook(monkeypatch, code: str) -> str:
+    """Make the reader run `code` (Python) instead of `ninefold.platform.unpacker`; a token
+    in its command line, to find any process it leaves."""
+    token = f"hook-{random.randrange(1 << 30)}"
+    monkeypatch.setattr(unpacker, "CHILD", ("-I", "-c", f"{token!r}\n{code}"))
+    return token
+
+
+def stream(name: str, kind: bytes = tarfile.REGTYPE) -> str:
+    """Code for a reader that answers with a tar of one member, `name`, ending well."""
+    return ("import io, sys, tarfile\n"
+            "t = tarfile.open(fileobj=sys.stdout.buffer, mode='w|')\n"
+            f"i = tarfile.TarInfo({name!r}); i.type = {kind!r}; i.linkname = '/etc'\n"
+            "i.size = 0 if i.type != tarfile.REGTYPE else 1\n"
+            "t.addfile(i, io.BytesIO(b'x')); t.close()")
+
+
+@pytest.mark.parametrize("code,match", [
+    ("import os; os.abort()", "its reader crashed \\(killed by SIGABRT\\)"),
+    ("import time; time.sleep(600)", "its reader was stopped after 2 s \\(time limit\\)"),
+    ("import sys; sys.stdout.buffer.write(bytes(range(256)) * 64)",
+     "'the unpacked archive' is damaged or not a tar archive"),
+    ("import sys\nwhile True: sys.stdout.buffer.write(bytes(1 << 16))",
+     "its reader wrote more than the archive may hold \\(1 MiB and headers\\)"),
+    ("raise SystemExit('lost')", "its reader failed \\(exit 1: lost\\)"),
+    (stream("../evil.py"), "'\\.\\./evil\\.py': '\\.\\.' in a path is not allowed"),
+    (stream("/etc/evil.py"), "absolute paths are not allowed"),
+    (stream("etc", tarfile.SYMTYPE), "'etc' is a link"),
+    (stream("dev", tarfile.CHRTYPE), "only plain files and folders"),
+])
+def test_a_reader_that_crashes_hangs_or_lies_fails_that_archive_alone(tmp_path, monkeypatch,
+                                                                       code, match):
+    """Whatever the child does, the server refuses the archive with one line, kills what
+    it left running, writes nothing, and unpacks the next archive."""
+    name, data = pack({"main.py": "x"}, "bot")
+    token = hook(monkeypatch, code)
+    reader = replace(unpacker.READER_LIMITS, wall_s=2)
+    with pytest.raises(ArchiveError, match=match) as caught:
+        sandbox.unpack(data, name, tmp_path / "dest", ArchiveLimits(max_unpacked_bytes=1 << 20),
+                       reader=reader)
+    assert "\n" not in str(caught.value)
+    assert list(tmp_path.iterdir()) == []
+    assert running(token) == []
+    monkeypatch.undo()
+    assert sandbox.unpack(data, name, tmp_path / "next") == ["main.py"]
+
+
+def test_without_bwrap_the_reader_is_still_a_capped_child_of_its_own(tmp_path, monkeypatch):
+    """Where the sandbox does not work, the reader runs as a plain child: it unpacks, a
+    crash costs one archive, and (as root) it first becomes a user of its own that may
+    not fork."""
+    monkeypatch.setattr(sandbox, "available", lambda: "bwrap is not installed")
+    name, data = pack({"bot/main.py": "x", "bot/lib/a.py": "y"}, "bot", "rar")
+    assert sandbox.unpack(data, name, tmp_path / "dest") == ["lib/a.py", "main.py"]
+    hook(monkeypatch, "import os; os.abort()")
+    with pytest.raises(ArchiveError, match="killed by SIGABRT"):
+        sandbox.unpack(data, name, tmp_path / "crash")
+    hook(monkeypatch, """
+import os, resource, sys
+from ninefold.platform import unpacker
+uid = int(sys.argv[sys.argv.index('--uid') + 1]) if '--uid' in sys.argv else None
+unpacker.confine({'memory_mb': 64, 'cpu_s': 5, 'file_mb': 1, 'open_files': 16}, 0, uid)
+try:
+    os.fork() or os._exit(0)
+    forked = 'forked'
+except OSError:
+    forked = 'no fork'
+print(os.getuid(), os.getgroups(), resource.getrlimit(resource.RLIMIT_AS)[0] >> 20,
+      forked if uid else '', file=sys.stderr)
+sys.exit(unpacker.REFUSED)""")
+    with pytest.raises(ArchiveError) as caught:
+        sandbox.unpack(data, name, tmp_path / "who")
+    uid, groups, memory, forked = str(caught.value).split(" ", 3)
+    assert int(memory) == 64
+    if os.geteuid() == 0:
+        assert int(uid) >= sandbox.SANDBOX_UID_BASE and groups == "[]"
+        assert forked == "no fork"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dest"]
+
+
+SERVER = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from platform_fixtures import bot_archive
+from ninefold.platform import uploads
+from ninefold.platform.store import Store
+with Store({url!r}) as store:
+    user = store.add_user("ann", "hash")
+    contest = store.add_contest("cup", "Cup", rules="standard", protocol="riddles")
+    _, version = uploads.submit(store, contest, user, "annbot", *bot_archive("python", kind="rar"))
+    built = uploads.build(store, version.id)
+maps = [line for line in open("/proc/self/maps") if "libarchive" in line]
+print(json.dumps([built.status, maps, sorted(m for m in sys.modules if "libarchive" in m)]))
+"""
+
+
+def test_the_server_never_loads_libarchive(tmp_path):
+    """A .rar uploaded and built, as the server does it (in a fresh process: this one has
+    read rars itself): libarchive is in neither its memory nor its modules."""
+    code = SERVER.format(tests=str(Path(__file__).parent),
+                         url=f"sqlite:///{tmp_path / 'platform.sqlite'}")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    status, maps, modules = json.loads(run.stdout.splitlines()[-1])
+    assert (status, maps, modules) == ("active", [], [])
+
+
+def test_a_build_whose_reader_hangs_fails_alone_and_the_next_is_built(tmp_path, monkeypatch):
+    """The builder's unpacking (the upload passed its check, then its reader hangs): that
+    version fails with one line, and the next version is built."""
+    with Store(f"sqlite:///{tmp_path / 'platform.sqlite'}") as store:
+        user = store.add_user("ann", "hash")
+        contest = store.add_contest("cup", "Cup", rules="standard", protocol="riddles")
+        bot = store.add_bot(contest.id, user.id, "annbot")
+        name, data = bot_archive("python")
+        stuck = store.add_version(bot.id, "hang-" + name, data, language="python")
+        good = store.add_version(bot.id, name, data, language="python")
+        hook(monkeypatch, """
+import runpy, sys, time
+if sys.argv[2].startswith('hang-'):
+    time.sleep(600)
+runpy.run_module('ninefold.platform.unpacker', run_name='__main__')""")
+        monkeypatch.setattr(sandbox, "READER_LIMITS", replace(unpacker.READER_LIMITS, wall_s=3))
+        failed = uploads.build(store, stuck.id)
+        assert (failed.status, failed.compile_log) == (
+            "compile_failed", "the archive was refused: the archive could not be read: its "
+            "reader was stopped after 3 s (time limit)")
+        assert uploads.build(store, good.id).status == "active"
+
+
+def mutated(kind: str, rng: random.Random) -> tuple[str, bytes]:
+    """A valid archive of `kind`, then cut short or with bytes flipped."""
+    name, good = pack({"main.py": "x" * 3000, "lib/a.py": "y" * 500, "d/e/f.txt": "z"},
+                      "bot", kind)
+    data = bytearray(good[: rng.randrange(len(good))] if rng.random() < 0.3 else good)
+    for _ in range(rng.randint(1, 8) if data else 0):
+        data[rng.randrange(len(data))] = rng.randrange(256)
+    return name, bytes(data)
+
+
+def fuzz(tmp_path: Path, monkeypatch, cases: int, seed: int) -> None:
+    """`cases` mutated .rar, .zip and .tar archives through the child: each unpacks as in
+    this process or is refused with the same one line; nothing is left behind."""
+    rng = random.Random(seed)
+    token = f"fuzz-{rng.randrange(1 << 30)}"  # in the readers' command lines (-X: ignored)
+    monkeypatch.setattr(unpacker, "CHILD", ("-I", "-X", token, "-m", unpacker.MODULE))
+    for i in range(cases):
+        name, data = mutated(("rar", "zip", "tar")[i % 3], rng)
+        try:
+            here: list[str] | str = unpack(data, name, tmp_path / "here" / str(i))
+        except ArchiveError as exc:
+            here = str(exc)
+        try:
+            child: list[str] | str = sandbox.unpack(data, name, tmp_path / "child" / str(i))
+        except ArchiveError as exc:
+            child = str(exc)
+        assert child == here, (i, name)
+        if isinstance(child, str):
+            assert "\n" not in child
+        else:
+            assert tree(tmp_path / "child" / str(i)) == tree(tmp_path / "here" / str(i))
+    assert not [p for p in tmp_path.rglob(".*")]  # no temporary folder or file left
+    assert running(token) == []
+
+
+def test_mutated_archives_are_handled_in_the_child(tmp_path, monkeypatch):
+    fuzz(tmp_path, monkeypatch, 12, seed=62)
+
+
+@pytest.mark.slow
+def test_hundreds_of_mutated_archives_are_handled_in_the_child(tmp_path, monkeypatch):
+    fuzz(tmp_path, monkeypatch, 300, seed=6200)

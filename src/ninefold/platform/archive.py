@@ -75,6 +75,7 @@ CHUNK = 1 << 16
 RATIO_FLOOR = 1 << 20  # members smaller than this are never called bombs, whatever their ratio
 HEADER_ROOM = 4 << 20  # tar headers, padding and long names, beyond the members' own bytes
 ENTRY_ROOM = 6 << 10  # a checked stream's headers for one entry: a pax header, a long path
+REASON_CHARS = 200  # of a parser's own words in a refusal
 STREAM = "the unpacked archive"  # what a damaged checked stream is called
 
 # The first bytes of each kind of archive (a plain tar says "ustar" at offset 257).
@@ -497,4 +498,11 @@ def _mib(n: int) -> str:
 
 
 def _reason(exc: BaseException) -> str:
-    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    """What went wrong, for a refusal's line: one line, at most `REASON_CHARS` (a damaged
+    zip's names may be long).
+
+    >>> _reason(ValueError("bad\\n" + "x" * 300))[-12:]
+    'xxxxxxxxxxx…'
+    """
+    text = " ".join((getattr(exc, "strerror", None) or str(exc) or type(exc).__name__).split())
+    return text if len(text) <= REASON_CHARS else text[:REASON_CHARS - 1] + "…"

@@ -28,7 +28,6 @@ from pathlib import Path
 from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS
 from ninefold.arena.referee import Seat, log_path, play_game
 from ninefold.platform import recipes, sandbox
-from ninefold.platform.archive import unpack
 from ninefold.platform.store import HOUSE, Contest, GameRow, Store, existing
 from ninefold.protocols.clock import TimeControl
 from ninefold.rules import Mark
@@ -157,7 +156,7 @@ def build_dir(side: Side, cache: Path) -> Path:
     if not folder.is_dir():
         cache.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=cache) as tmp:
-            unpack(side.build, "build.tar", Path(tmp) / "b")
+            sandbox.unpack(side.build, "build.tar", Path(tmp) / "b", kind="tar")
             os.chmod(Path(tmp) / "b", 0o755)
             with contextlib.suppress(OSError):  # another worker was quicker: same content
                 os.rename(Path(tmp) / "b", folder)

@@ -64,14 +64,24 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
-from ninefold.platform import cgroups, confine, seccomp
-from ninefold.platform.archive import HEADER_ROOM, ArchiveError, ArchiveLimits, unpack
+from ninefold.platform import cgroups, confine, seccomp, unpacker
+from ninefold.platform.archive import (
+    HEADER_ROOM,
+    ArchiveError,
+    ArchiveLimits,
+    archive_kind,
+    check_dest,
+    check_size,
+    read_checked,
+    stream_budget,
+)
 from ninefold.platform.recipes import Recipe, RecipeError
+from ninefold.platform.unpacker import READER_LIMITS, ReaderLimits
 from ninefold.system import process_ids, process_status
 
 # Root's sandboxes run as SANDBOX_UID_BASE + their launcher's pid (pids stay below 2**22):
@@ -187,10 +197,11 @@ def _nproc(limits: Limits) -> int:
     return limits.nproc + sum(_tasks(os.getuid()).values())
 
 
-def _jail(limits: Limits) -> list[str]:
+def _jail(limits: Limits, binds: Sequence[Path] = ()) -> list[str]:
     """env, prlimit and bwrap, up to (not including) the command run inside. bwrap runs
     with an empty environment: it is the sandbox's process 1, whose environment (the
-    server's) would be readable in /proc/1/environ."""
+    server's) would be readable in /proc/1/environ. `binds`: folders bound read-only
+    where they are (for ninefold's own archive reader, never for a bot)."""
     rlimits = [_tool("env"), "-i", _tool("prlimit"), f"--as={limits.memory_mb << 20}",
                f"--cpu={limits.cpu_s}", f"--nproc={_nproc(limits)}",
                f"--fsize={limits.file_mb << 20}", f"--nofile={limits.open_files}", "--core=0",
@@ -207,6 +218,13 @@ def _jail(limits: Limits) -> list[str]:
     for pattern in ETC:
         for path in sorted(glob.glob(pattern)):
             jail += ["--ro-bind", path, path]
+    made: set[Path] = set()
+    for folder in binds:  # their parents made searchable (bwrap's own would be 0700)
+        for parent in (*reversed(folder.parents[:-1]), folder):
+            if parent not in made:
+                made.add(parent)
+                jail += ["--perms", "0755", "--dir", str(parent)]
+        jail += ["--ro-bind", str(folder), str(folder)]
     jail += ["--proc", "/proc", "--dev", "/dev",
              "--size", str(limits.disk_mb << 20), "--tmpfs", "/bot",
              "--symlink", "bot/.tmp", "/tmp",
@@ -355,7 +373,7 @@ def compile_bot(src: Path, recipe: Recipe, out: Path, limits: Limits = COMPILE_L
             unpack(bytes(output.data), "build.tar", out,
                    ArchiveLimits(max_upload_bytes=cap, max_files=BUILD_FILES,
                                  max_unpacked_bytes=limits.disk_mb << 20),
-                   strip_single_folder=False)
+                   kind="tar", strip_single_folder=False)
         except ArchiveError as exc:
             ended = f"compile failed: its result was refused ({exc})"
     lines = [text.rstrip("\n")] if text.strip() else []
@@ -398,3 +416,89 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + KILL_WAIT_S
     while _tasks(SANDBOX_UID_BASE + proc.pid) and time.monotonic() < deadline:
         time.sleep(0.01)
+
+
+def unpack(data: bytes, filename: str, dest: Path, limits: ArchiveLimits | None = None,
+           *, kind: str | None = None, strip_single_folder: bool = True,
+           reader: ReaderLimits | None = None) -> list[str]:
+    """`archive.unpack` done where it cannot hurt: by a short-lived child
+    (`ninefold.platform.unpacker`) in the sandbox, with `reader`'s limits (where the
+    sandbox does not work here, `available`, by a child that caps itself, as its own
+    user when run as root). The server reads back only the child's plain tar, its
+    format fixed, with every check again (`archive.read_checked`). `kind` fixes the
+    archive's format; None: an upload's, told by `archive_kind` from its first bytes
+    (compared, never parsed). Raises `ArchiveError` (one line) also when the child
+    crashes, hangs or writes too much; nothing is left behind. `limits`: `ArchiveLimits`'s
+    defaults by default; `reader`: `READER_LIMITS`."""
+    dest, limits, reader = Path(dest), limits or ArchiveLimits(), reader or READER_LIMITS
+    check_size(data, limits)
+    kind = kind or archive_kind(data, filename)
+    check_dest(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with (tempfile.TemporaryDirectory(prefix=f".{dest.name}.", suffix=".unpack",
+                                      dir=dest.parent) as work,
+          tempfile.TemporaryFile(dir=work) as archive):
+        archive.write(data)
+        archive.flush()
+        archive.seek(0)
+        args = unpacker.arguments(kind, filename, limits, strip_single_folder, reader)
+        stream = _read_archive(Path(work), archive, args, len(data), limits, reader)
+    return read_checked(stream, dest, limits)
+
+
+def _read_archive(work: Path, archive: IO[bytes], args: list[str], size: int,
+                  limits: ArchiveLimits, reader: ReaderLimits) -> bytes:
+    """Run the reader on `archive` (its stdin) in the folder `work`; its stream, or
+    `ArchiveError` with why there is none."""
+    disk = unpacker.disk_mb(limits)
+    jail = Limits(memory_mb=unpacker.memory_mb(size, reader), cpu_s=reader.cpu_s,
+                  nproc=reader.nproc, disk_mb=disk, file_mb=disk, wall_s=reader.wall_s,
+                  open_files=reader.open_files, cpus=1.0)
+    proc = subprocess.Popen(_reader_command(unpacker.command(args), jail),
+                            stdin=archive, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=work, start_new_session=True,
+                            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+    assert proc.stdout is not None and proc.stderr is not None
+    output = _Capture(proc.stdout, stream_budget(limits), on_overflow=lambda: _kill(proc))
+    log = _Capture(proc.stderr, reader.stderr_bytes)
+    status: int | None
+    try:
+        status = proc.wait(timeout=reader.wall_s)
+    except subprocess.TimeoutExpired:
+        status = None
+        _kill(proc)
+    for capture in (output, log):
+        capture.join(KILL_WAIT_S)
+    problem = unpacker.failure(status, output.dropped > 0, bytes(log.data), limits, reader)
+    if problem is not None:
+        raise problem
+    return bytes(output.data)
+
+
+def _reader_command(child: list[str], limits: Limits) -> list[str]:
+    """The argv that runs the archive reader `child` in the sandbox (seccomp filter and
+    cgroup included, as `command` does), with the interpreter's folders bound where they
+    are, or, where the sandbox does not work here (`available`) or this process cannot
+    read those folders (bwrap could not bind them), as a plain child. Run as
+    root, bwrap binds them as root (the sandbox's users may not reach them: a home
+    folder), in every namespace but the user's, and the reader becomes its own real
+    user itself (`--uid`: SANDBOX_UID_BASE + this launcher's pid) before it reads."""
+    launcher = 'exec "$@"'
+    if _as_root():
+        launcher += f" --uid $(({SANDBOX_UID_BASE} + $$))"
+    paths = unpacker.interpreter_paths()
+    if available() is not None or not all(os.access(p, os.R_OK | os.X_OK) for p in paths):
+        return ["/bin/sh", "-c", launcher, "reader", *child]
+    jail = _jail(limits, paths)
+    if _as_root():
+        jail = [new for arg in jail if arg not in ("--unshare-user", "--disable-userns")
+                for new in (["--unshare-ipc", "--unshare-pid", "--unshare-net",
+                             "--unshare-uts", "--unshare-cgroup-try"]
+                            if arg == "--unshare-all" else [arg])]
+    filter_file = _seccomp()
+    if filter_file:
+        launcher = f"exec {_seccomp_fd()}<{shlex.quote(str(filter_file))}; {launcher}"
+    tree = cgroups.find()
+    confined = (cgroups.prefix(tree, limits.whole_mb() << 20, limits.nproc + LAUNCHER_TASKS,
+                               limits.cpus) if tree else [])
+    return [*confined, "/bin/sh", "-c", launcher, "reader", *jail, *child]

@@ -159,7 +159,7 @@ def failure(status: int | None, overflow: bool, stderr: bytes, limits: ArchiveLi
     elif status is None:
         why = f"its reader was stopped after {reader.wall_s:g} s (time limit)"
     elif status == REFUSED and last:
-        return ArchiveError(last[:500])
+        return ArchiveError(last[:1000])
     elif status == 0:
         return None
     else:
@@ -170,14 +170,34 @@ def failure(status: int | None, overflow: bool, stderr: bytes, limits: ArchiveLi
     return ArchiveError(f"the archive could not be read: {why}")
 
 
+# Where this process may not run its own interpreter again (started through a folder its
+# user cannot search, by a parent that could), Debian's, given this process's import path.
+SYSTEM_PYTHON = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
+_BOOT = ("import runpy, sys; sys.path[:0] = sys.argv.pop(1).split(':'); "
+         "runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)")
+
+
+def command(args: list[str]) -> list[str]:
+    """The argv that starts the reader with `args` (`arguments`): this interpreter, else
+    `SYSTEM_PYTHON` with this process's import path."""
+    if os.access(sys.executable, os.X_OK) or not os.access(SYSTEM_PYTHON, os.X_OK):
+        return [sys.executable, *CHILD, *args]
+    path = ":".join(p for p in sys.path if p and os.path.isdir(p))
+    return [SYSTEM_PYTHON, "-I", "-c", _BOOT, path, MODULE, *args]
+
+
 def interpreter_paths() -> list[Path]:
     """The folders outside /usr that this interpreter and ninefold need, to be bound
-    read-only into the sandbox: the virtual environment, the Python it was made from,
-    and ninefold's own package (an editable install's lies outside both)."""
+    read-only into the sandbox: the virtual environment, the Python it was made from
+    (where its program lies, and its library: a user that cannot read that folder, as
+    ``nobody`` a pyenv's under /root, gets /usr's), and ninefold's own package (an
+    editable install's lies outside both)."""
     package = Path(__file__).resolve().parent.parent
+    program = Path(sys.executable).resolve().parent.parent
     found: list[Path] = []
     for path in sorted({Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
-                        Path(sys.exec_prefix).resolve(), package}, key=lambda p: len(p.parts)):
+                        Path(sys.exec_prefix).resolve(), program, package},
+                       key=lambda p: len(p.parts)):
         if path.is_relative_to("/usr") or any(path.is_relative_to(f) for f in found):
             continue
         found.append(path)

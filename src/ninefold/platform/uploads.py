@@ -29,7 +29,7 @@ from pathlib import Path
 from ninefold.arena.checkbot import check_bot, passed, verdict
 from ninefold.arena.referee import Seat
 from ninefold.platform import recipes, sandbox
-from ninefold.platform.archive import ArchiveError, unpack
+from ninefold.platform.archive import ArchiveError
 from ninefold.platform.jobs import time_control
 from ninefold.platform.limits import PlatformLimits
 from ninefold.platform.store import (
@@ -68,7 +68,7 @@ def inspect(data: bytes, filename: str) -> recipes.Recipe:
     """Check an archive and recognise its language, or raise with the reason."""
     with tempfile.TemporaryDirectory(prefix="ninefold-upload-") as tmp:
         try:
-            files = unpack(data, filename, Path(tmp) / "src")
+            files = sandbox.unpack(data, filename, Path(tmp) / "src")
             return recipes.detect(files)
         except (ArchiveError, recipes.RecipeError) as exc:
             raise UploadError(str(exc)) from None
@@ -133,7 +133,12 @@ def build(store: Store, version_id: int) -> Version:
     with tempfile.TemporaryDirectory(prefix="ninefold-build-") as tmp:
         src, out = Path(tmp) / "src", Path(tmp) / "out"
         archive = store.version_blob(version_id, "archive") or b""
-        unpack(archive, version.filename, src)
+        try:  # in a child, like the upload's check: a reader that crashes fails this one
+            sandbox.unpack(archive, version.filename, src)
+        except ArchiveError as exc:
+            store.set_version_status(version_id, "compile_failed",
+                                     compile_log=f"the archive was refused: {exc}")
+            return _version(store, version_id)
         store.set_version_status(version_id, "compiling")
         made = sandbox.compile_bot(src, recipe, out)
         if not made.ok:
