@@ -180,3 +180,37 @@ class BoundedPool:
 
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+class LatestCache:
+    """What was made last for each of up to `size` keys, kept while its `version` (what
+    it was made from: a bot's last rating, say) is unchanged; the least recently used
+    key is forgotten first; `size` 0 keeps nothing. Thread-safe.
+
+    >>> cache, made = LatestCache(2), []
+    >>> def make(): made.append(1); return len(made)
+    >>> cache.get("bot 1", 7, make), cache.get("bot 1", 7, make), cache.get("bot 1", 8, make)
+    (1, 1, 2)
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._made: OrderedDict[object, tuple[object, object]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: object, version: object, make: Callable[[], T]) -> T:
+        """The value kept for `key` if it was made from `version`, else `make()`'s (kept
+        in its place; two callers at once may both make it)."""
+        with self._lock:
+            kept = self._made.get(key)
+            if kept is not None and kept[0] == version:
+                self._made.move_to_end(key)
+                return kept[1]  # type: ignore[return-value]
+        value = make()
+        if self.size > 0:
+            with self._lock:
+                self._made[key] = (version, value)
+                self._made.move_to_end(key)
+                while len(self._made) > self.size:
+                    self._made.popitem(last=False)
+        return value

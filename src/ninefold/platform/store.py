@@ -1140,6 +1140,17 @@ class Store:
             rows = conn.execute(sa.select(sides.c.v, sa.func.count()).group_by(sides.c.v))
             return {v: n for v, n in rows}
 
+    def last_rating(self, bot_id: int) -> int | None:
+        """The id of the newest rating of any of the bot's versions (None: it has none):
+        what its rating plot is drawn from changes exactly when this does."""
+        with self._read() as conn:
+            found: int | None = conn.execute(
+                sa.select(sa.func.max(rating_history.c.id))
+                .select_from(rating_history.join(
+                    versions, versions.c.id == rating_history.c.version_id))
+                .where(versions.c.bot_id == bot_id)).scalar()
+            return found
+
     def rating_history(self, version_id: int) -> list[RatingPoint]:
         """A version's rating after each of its rated games, oldest first."""
         return self._rows(RatingPoint, rating_history,
