@@ -1,8 +1,8 @@
 """The competition platform: accounts, uploads compiled and run in a sandbox, ranked play.
 
-Modules, bottom up: archive (unpacking uploads safely), recipes (languages:
-how to compile, how to run), sandbox (bubblewrap around every compile and
-game), store (the database: SQLite or PostgreSQL, Alembic migrations),
+Modules, bottom up: archive (unpacking uploads safely), unpacker (the child
+that reads an archive), recipes (languages: how to compile, how to run),
+sandbox (bubblewrap around every compile, game and archive reader), store (the database: SQLite or PostgreSQL, Alembic migrations),
 accounts (argon2 passwords, sessions), ladder (openskill ratings, pairing),
 uploads (archive to a tested, active version), house (ninefold's own players
 entered as house bots), practice (unranked test games), jobs (a game,
