@@ -7,7 +7,9 @@
 It starts ``ninefold serve --platform`` as a real server, signs up authors
 over HTTP, creates a contest (Riddles protocol, a short clock), and uploads
 `--bots` bots in Python, C, C++ and Java (the test fixtures, each with its own
-strategy and seed); each one is compiled and input-tested in the sandbox.
+strategy and seed); each one is compiled and input-tested in the sandbox by a
+worker that only builds (``ninefold platform worker --no-games``: the server
+runs no sandbox).
 Then three phases of `--games` ranked games each, by ``ninefold platform run``:
 
 1. one match worker (the reference);
@@ -40,6 +42,7 @@ import typer
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from platform_fixtures import bot_archive
 
+from ninefold.platform import DB_URL_VARIABLE
 from ninefold.platform.store import Store
 
 app = typer.Typer(add_completion=False)
@@ -241,7 +244,14 @@ def main(
         server, base = start_server(tmp / "web.sqlite", url)
         try:
             print(f"server at {base}; uploading {bots} bots")
-            upload_bots(base, url, bots)
+            builder = subprocess.Popen([*NINEFOLD, "platform", "worker", "--no-games",
+                                        "--cache", str(tmp / "cache")],
+                                       env={**os.environ, DB_URL_VARIABLE: url})
+            try:
+                upload_bots(base, url, bots)
+            finally:
+                builder.send_signal(signal.SIGTERM)
+                builder.wait(60)
             rates = {}
             print(f"phase 1: {games} games, 1 worker")
             rates["1 worker"] = games / phase(url, tmp / "cache", games, workers=1)

@@ -1,8 +1,9 @@
 """The platform's API on the web app: accounts, contests, uploads, ranked games, and
 hostile users (someone else's bot, someone else's logs, forged sessions and ids).
 
-Real parts: the app with its builder thread, a SQLite file, the sandbox and
-compilers for the uploads, real match workers' code for the ranked games."""
+Real parts: the app, a SQLite file, the sandbox and compilers for the uploads, real
+workers' code for the builds (a worker that only builds, in a thread beside the app) and
+the ranked games."""
 
 from __future__ import annotations
 
@@ -32,8 +33,14 @@ def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("platform")
     url = f"sqlite:///{tmp / 'platform.sqlite'}"
     computer = Computer(workers=1)
+    stop = threading.Event()
     with TestClient(create_app(tmp / "web.sqlite", computer, platform_url=url)) as client:
+        builder = threading.Thread(target=work, args=(Store(url), "test-builder", tmp / "cache",
+                                                      stop), kwargs={"games": False})
+        builder.start()  # the server builds nothing: a worker does
         yield client, url, tmp
+        stop.set()
+        builder.join()
     computer.close()
 
 

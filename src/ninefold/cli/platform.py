@@ -1,9 +1,10 @@
 """`ninefold platform`: the competition platform's commands.
 
-The server side (`serve --platform URL` runs the web pages, uploads and,
-with ``--workers``, the ranked games): ``worker`` (one match worker, started
-by the server or by hand on another machine), ``run`` (the scheduler and
-workers without the web server: here, or on a Ray cluster), ``admin``,
+The server side (`serve --platform URL` runs the web pages and takes uploads;
+with ``--workers`` it also starts worker processes): ``worker`` (one worker,
+which builds uploads and plays ranked games in the sandbox, started by the
+server or by hand, e.g. as a service of its own), ``run`` (the scheduler and
+workers without the web server: here, or games on a Ray cluster), ``admin``,
 ``organiser``, ``contest``, ``times`` and ``house`` (an operator's set-up, straight
 on the database: admins, organisers, contests and their opening and closing times,
 house bots). The
@@ -32,6 +33,7 @@ import typer
 
 from ninefold.cli import _fail, app, console, err
 from ninefold.options import clip
+from ninefold.platform import DB_URL_VARIABLE
 from ninefold.platform.archive import ArchiveLimits
 
 if TYPE_CHECKING:
@@ -44,7 +46,10 @@ platform_app = typer.Typer(
 )
 app.add_typer(platform_app, name="platform")
 
-DB_HELP = "The platform's database: sqlite:///FILE or postgresql+psycopg://..."
+DB_HELP = (f"The platform's database: sqlite:///FILE or postgresql+psycopg://... (env "
+           f"{DB_URL_VARIABLE}: keeps a password off the command line, which anyone may read).")
+DB_FILE_HELP = ("Read the database's URL from this file instead of --db: the file may be "
+                "read by its owner only (chmod 600), as it holds the password.")
 DEFAULT_URL = "sqlite:///ninefold-platform.sqlite"
 SERVER_HELP = "The platform's web address (env NINEFOLD_SERVER)."
 TIME_HELP = "{} this time: ISO 8601, UTC unless an offset is given (empty: no limit)."
@@ -56,31 +61,72 @@ def _store(url: str) -> Store:  # the store's module loads SQLAlchemy: only when
     try:
         return Store(url)
     except Exception as exc:  # an unreachable server, a newer schema...
-        _fail(f"cannot open the platform database {url}: {exc}")
+        _fail(f"cannot open the platform database {shown_url(url)}: {exc}")
+
+
+def shown_url(url: str) -> str:
+    """A database's URL as messages show it: without its password.
+
+    >>> shown_url("postgresql+psycopg://ann:secret@db/contest")
+    'postgresql+psycopg://ann:***@db/contest'
+    """
+    from sqlalchemy import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(a URL that is not one)"
+
+
+def db_url(db: str, db_file: str) -> str:
+    """The database's URL: read from the file `db_file` if given, which only its owner
+    may read (else the command ends, saying so); else `db` (``--db``, or the environment)."""
+    if not db_file:
+        return db
+    try:
+        mode = os.stat(db_file).st_mode & 0o777
+        text = Path(db_file).read_text().strip()
+    except OSError as exc:
+        _fail(f"cannot read {db_file}: {exc.strerror or exc}")
+    if mode & 0o077:
+        _fail(f"{db_file} may be read by other users (mode {mode:o}), and it holds the "
+              f"database's password: chmod 600 {db_file}")
+    if not text:
+        _fail(f"{db_file} is empty: write the database's URL in it")
+    return text
 
 
 @platform_app.command()
 def worker(
-    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+    db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
+    db_url_file: str = typer.Option("", help=DB_FILE_HELP),
     name: str = typer.Option("", help="The worker's name in the database (default: host-pid)."),
-    cache: str = typer.Option(".ninefold-cache", help="Where compiled bots are unpacked."),
+    cache: str = typer.Option(".ninefold-cache", help="Where compiled bots are unpacked "
+                              "(made readable by this user only)."),
     lease: float = typer.Option(30.0, min=1.0, help="Seconds a claim lasts unless renewed."),
+    builds: bool = typer.Option(True, help="Build (compile and input-test) uploads."),
+    games: bool = typer.Option(True, help="Play queued games (after the waiting builds)."),
 ) -> None:
-    """Play queued ranked games one at a time until stopped (SIGTERM or Ctrl-C)."""
+    """Build uploads and play queued games, one at a time in the sandbox, until stopped
+    (SIGTERM or Ctrl-C). The web server runs no sandbox: this is the process that does."""
     from ninefold.platform.worker import work
 
-    store = _store(db)
+    store = _store(db_url(db, db_url_file))
+    os.environ.pop(DB_URL_VARIABLE, None)  # not for the programs it starts
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     label = name or f"{os.uname().nodename}-{os.getpid()}"
     with contextlib.suppress(KeyboardInterrupt):
-        work(store, label, Path(cache), stop, lease_s=lease)
+        work(store, label, Path(cache), stop, lease_s=lease, builds=builds, games=games)
 
 
 @platform_app.command()
 def run(
-    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
-    workers: int = typer.Option(2, min=0, help="Match workers on this machine."),
+    db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
+    db_url_file: str = typer.Option("", help=DB_FILE_HELP),
+    workers: int = typer.Option(2, min=0, help="Worker processes on this machine: they "
+                                "build uploads, then play games (with --ray: only build)."),
     ray: str = typer.Option("", help="A Ray cluster's address ('auto', 'host:port'): "
                             "games run there as tasks instead (pip install ninefold[cluster])."),
     cache: str = typer.Option(".ninefold-cache", help="Where compiled bots are unpacked."),
@@ -88,25 +134,28 @@ def run(
     lease: float = typer.Option(30.0, min=1.0, help="Seconds a claim lasts unless renewed: "
                                 "a game of a lost worker is played again after this."),
 ) -> None:
-    """Run the scheduler and the match workers (without the web pages) until stopped."""
+    """Run the scheduler and the workers (without the web pages) until stopped."""
     from ninefold.platform.pool import Pool
 
+    db = db_url(db, db_url_file)
     store = _store(db)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    runner: RayRunner | Pool
+    runners: list[RayRunner | Pool] = []
     if ray:
         from ninefold.platform.cluster import RayRunner
         from ninefold.raycluster import ClusterError
 
         try:
-            runner = RayRunner(db, ray, Path(cache), lease_s=lease).start()
+            runners.append(RayRunner(db, ray, Path(cache), lease_s=lease).start())
         except ClusterError as exc:
             _fail(str(exc))
-    else:
-        runner = Pool(db, workers, Path(cache), lease_s=lease).start()
-    err.print(f"ninefold: ranked play on {db} ({f'Ray at {ray}' if ray else f'{workers} workers'}"
-              "; Ctrl-C stops)", highlight=False, markup=False)
+    if workers or not ray:  # with Ray, these only build (the runner schedules)
+        runners.append(Pool(db, workers, Path(cache), lease_s=lease, schedule=not ray,
+                            games=not ray).start())
+    doing = f"Ray at {ray}, {workers} building workers" if ray else f"{workers} workers"
+    err.print(f"ninefold: builds and ranked play on {shown_url(db)} ({doing}; Ctrl-C stops)",
+              highlight=False, markup=False)
     try:
         while not stop.wait(1.0):
             if games and sum(store.counts(c.id).get("done", 0) for c in store.contests()) >= games:
@@ -114,13 +163,14 @@ def run(
     except KeyboardInterrupt:
         pass
     finally:
-        runner.close()
+        for runner in runners:
+            runner.close()
 
 
 @platform_app.command()
 def admin(
     name: str = typer.Argument(..., help="An existing account's name."),
-    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+    db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
     revoke: bool = typer.Option(False, "--revoke", help="Take the admin role away instead."),
 ) -> None:
     """Make an account an admin (admins create and organise every contest)."""
@@ -134,7 +184,7 @@ def admin(
 @platform_app.command()
 def organiser(
     name: str = typer.Argument(..., help="An existing account's name."),
-    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+    db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
     revoke: bool = typer.Option(False, "--revoke", help="Take the role away instead."),
 ) -> None:
     """Let an account create contests on the web page (it organises the ones it
@@ -149,7 +199,7 @@ def organiser(
 @platform_app.command()
 def contest(
     name: str = typer.Argument(..., help="Its name in links: lower-case letters, digits, -."),
-    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+    db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
     title: str = typer.Option("", help="Its title on the pages."),
     rules: str = typer.Option("standard", help="A rules preset."),
     protocol: str = typer.Option("riddles", help="riddles, aigames or codingame."),
@@ -209,7 +259,7 @@ def _contest_named(store: Store, name: str) -> Contest:
 @platform_app.command()
 def times(
     name: str = typer.Argument(..., help="The contest's name."),
-    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+    db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
     opens: str = typer.Option("", help=TIME_HELP.format("Uploads and ranked games from")),
     closes: str = typer.Option("", help=TIME_HELP.format("No uploads or ranked games after")),
 ) -> None:
@@ -233,7 +283,7 @@ def house(
     spec: str = typer.Argument(..., help="One of ninefold's players: level:3, mcts:net=default"),
     admin: str = typer.Option(..., "--admin", help=(
         "The account that enters it: an admin, or the contest's organiser.")),
-    db: str = typer.Option(DEFAULT_URL, help=DB_HELP),
+    db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
 ) -> None:
     """Enter one of ninefold's players as a house bot, ranked like the others (again under
     its name: a new version)."""

@@ -32,8 +32,11 @@ def serve(
                            "PostgreSQL database's URL (postgresql+psycopg://...)."),
     platform: str = typer.Option("", help="Also serve the competition platform, its database "
                                  "at this URL (sqlite:///FILE or postgresql+psycopg://...)."),
-    workers: int = typer.Option(0, min=0, help="Match workers playing the platform's ranked "
-                                "games (0: none here; run `ninefold platform run` elsewhere)."),
+    platform_file: str = typer.Option("", help="The same, its URL read from this file (chmod "
+                                      "600): a password stays off the command line."),
+    workers: int = typer.Option(0, min=0, help="Worker processes to start, which build the "
+                                "platform's uploads and play its games in the sandbox (0: none "
+                                "here, the server runs no sandbox; `ninefold platform worker`)."),
     processes: int = typer.Option(1, min=1, help="Server processes sharing the port and the "
                                   "games (more than 1: a PostgreSQL --db)."),
 ) -> None:
@@ -46,8 +49,12 @@ def serve(
     if processes > 1 and not is_postgres(db):
         _fail(f"--processes {processes} needs the games in PostgreSQL "
               "(--db postgresql+psycopg://...): a SQLite file serves one process")
+    if platform_file:
+        from ninefold.cli.platform import db_url
+
+        platform = db_url(platform, platform_file)
     if processes > 1 and platform:
-        _fail("--platform runs in one server process (its builder and match workers): "
+        _fail("--platform runs in one server process (with its workers' supervisor): "
               "leave out --processes")
     if platform:
         from ninefold.cli.platform import _store
@@ -79,7 +86,7 @@ def serve(
     err.print(f"ninefold: the web board is at http://{shown}:{sock.getsockname()[1]}/ "
               f"(games in {_shown(db)}"
               f"{f', {processes} processes' if processes > 1 else ''}"
-              f"{f'; contests at /platform, {workers} match workers' if platform else ''}"
+              f"{f'; contests at /platform, {workers} workers' if platform else ''}"
               "; Ctrl-C stops)", highlight=False, markup=False, soft_wrap=True)
     # httptools: uvicorn's C parser (a tenth less CPU a request than h11, measured by
     # benchmarks/web_load.py); uvloop's event loop ("auto": the standard one where uvloop

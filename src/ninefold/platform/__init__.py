@@ -6,8 +6,12 @@ sandbox (bubblewrap around every compile, game and archive reader), store (the d
 accounts (argon2 passwords, sessions), ladder (openskill ratings, pairing),
 uploads (archive to a tested, active version), house (ninefold's own players
 entered as house bots), practice (unranked test games), jobs (a game,
-self-contained, played in the sandbox), worker (a match worker that claims
-games from the database under a lease), scheduler (queues, ratings, final
+self-contained, played in the sandbox), worker (a worker process: claims
+builds and games from the database under a lease), scheduler (queues, ratings, final
 standings), pool
 (workers and the scheduler on this machine), cluster (games on Ray).
 """
+
+# Where a worker process finds the database's URL: the environment, not its command line
+# (every user of the machine reads command lines; an environment only its user and root).
+DB_URL_VARIABLE = "NINEFOLD_DB_URL"

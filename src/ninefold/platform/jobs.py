@@ -150,14 +150,30 @@ def job_for(store: Store, game: GameRow) -> Job:
                game.opening, side(game.x_version), side(game.o_version))
 
 
+def private_folder(folder: Path) -> Path:
+    """`folder`, made if missing, readable by its owner only (0700): a worker's cache
+    holds every bot's sources and build. The sandbox copies a bot's folder in as its
+    owner, so no other user needs to reach it.
+
+    >>> folder = private_folder(Path(tempfile.mkdtemp()) / "cache")
+    >>> oct(folder.stat().st_mode & 0o777)
+    '0o700'
+    """
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if folder.stat().st_mode & 0o077:
+        folder.chmod(0o700)
+    return folder
+
+
 def build_dir(side: Side, cache: Path) -> Path:
-    """The compiled folder of `side`, unpacked once per machine into `cache`."""
+    """The compiled folder of `side`, unpacked once per machine into `cache` (0700, as
+    each folder in it)."""
     folder = cache / f"v{side.version_id}-{side.digest}"
     if not folder.is_dir():
-        cache.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=cache) as tmp:
+        private_folder(cache)
+        with tempfile.TemporaryDirectory(dir=cache) as tmp:  # 0700
             sandbox.unpack(side.build, "build.tar", Path(tmp) / "b", kind="tar")
-            os.chmod(Path(tmp) / "b", 0o755)
+            os.chmod(Path(tmp) / "b", 0o700)
             with contextlib.suppress(OSError):  # another worker was quicker: same content
                 os.rename(Path(tmp) / "b", folder)
     return folder

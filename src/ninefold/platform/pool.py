@@ -1,4 +1,10 @@
-"""Ranked play on this machine: match workers as processes, and the scheduler in a thread."""
+"""Work on this machine: worker processes (builds and games), and the scheduler in a thread.
+
+A worker process gets the database's URL, password and all, in its environment
+(`DB_URL_VARIABLE`), never on its command line, which every user of the
+machine can read (``ps``, ``/proc/PID/cmdline``); a process's environment is
+readable by its own user and root only.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +15,22 @@ import sys
 import threading
 from pathlib import Path
 
+from ninefold.platform import DB_URL_VARIABLE
 from ninefold.platform.scheduler import QUEUE_PER_WORKER, rate_all, schedule_once
 from ninefold.platform.store import Store
 from ninefold.platform.worker import LEASE_S
 
 
 class Pool:
-    """Match workers as separate processes on this machine (``ninefold platform
-    worker``), started again when one dies, plus the scheduler in a thread."""
+    """Workers as separate processes on this machine (``ninefold platform worker``:
+    each builds uploads, then plays games, or with `games` False only builds),
+    started again when one dies, plus the scheduler in a thread (`schedule`)."""
 
     def __init__(self, url: str, workers: int, cache: Path, *, lease_s: float = LEASE_S,
-                 tick_s: float = 0.5, schedule: bool = True) -> None:
+                 tick_s: float = 0.5, schedule: bool = True, games: bool = True) -> None:
         self.url, self.workers, self.cache = url, workers, cache
         self.lease_s, self.tick_s, self.schedule = lease_s, tick_s, schedule
+        self.games = games
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.stop = threading.Event()
         self.thread: threading.Thread | None = None
@@ -34,9 +43,10 @@ class Pool:
 
     def _spawn(self, name: str) -> None:
         self.procs[name] = subprocess.Popen(
-            [sys.executable, "-m", "ninefold", "platform", "worker", "--db", self.url,
-             "--name", name, "--cache", str(self.cache), "--lease", str(self.lease_s)],
-            stdin=subprocess.DEVNULL)
+            [sys.executable, "-m", "ninefold", "platform", "worker", "--name", name,
+             "--cache", str(self.cache), "--lease", str(self.lease_s),
+             *([] if self.games else ["--no-games"])],
+            stdin=subprocess.DEVNULL, env={**os.environ, DB_URL_VARIABLE: self.url})
 
     def _run(self) -> None:
         store = Store(self.url)

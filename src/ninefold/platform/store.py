@@ -68,6 +68,7 @@ GAME_STATUSES = ("queued", "running", "done")
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 UNFINISHED = ("uploaded", "compiling", "testing")  # a version not yet built (or failed)
 FAIR_SHARE_S = 24 * 3600.0  # builds started this recently decide whose build is next
+BUILDING = ("compiling", "testing")  # a version a builder holds (under a lease)
 BLOBS = ("archive", "build")
 HOUSE = "house"  # the language of a house bot's versions: one of ninefold's players
 
@@ -200,6 +201,9 @@ versions = sa.Table(
     sa.Column("sigma", Real, nullable=False),
     sa.Column("games", sa.Integer, nullable=False, server_default="0"),  # games rated
     sa.Column("spec", sa.String(200)),  # a house bot's player spec (None: an upload)
+    sa.Column("claim", sa.String(32)),  # its build's claim token (`Store.claim_build`)
+    sa.Column("worker", sa.Text),  # the worker that took its build last
+    sa.Column("lease_until", Real),  # that build's lease
     sa.UniqueConstraint("bot_id", "number"),
     _one_of("status", VERSION_STATUSES),
 )
@@ -351,6 +355,7 @@ class Version:
     sigma: float
     games: int
     spec: str | None
+    worker: str | None = None  # the worker that built it (`Store.claim_build`)
 
 
 @dataclass(frozen=True)
@@ -485,6 +490,18 @@ def _build_order(now: float) -> tuple[sa.ColumnElement[Any], ...]:
                       mine.c.spec.is_(None), mine.c.created >= now - FAIR_SHARE_S)
                .scalar_subquery())
     return started, versions.c.id
+
+
+def _next_build(conn: Connection, now: float) -> int | None:
+    """The id of the version a builder should take next (round-robin across users:
+    `_build_order`), locked for this transaction; None if none waits."""
+    stale = sa.and_(versions.c.status.in_(BUILDING),
+                    sa.or_(versions.c.lease_until.is_(None), versions.c.lease_until < now))
+    return conn.execute(sa.select(versions.c.id)
+                        .join(bots, bots.c.id == versions.c.bot_id)
+                        .where(sa.or_(versions.c.status == "uploaded", stale))
+                        .order_by(*_build_order(now)).limit(1)
+                        .with_for_update(skip_locked=True, of=versions)).scalar()
 
 
 def _now(now: float | None) -> float:
@@ -926,6 +943,29 @@ class Store:
             where.append(versions.c.status == expect)
         with self._write() as conn:
             done = conn.execute(versions.update().values(status=status, **values).where(*where))
+            return done.rowcount == 1
+
+    def claim_build(self, worker: str, lease_s: float, now: float) -> tuple[Version, str] | None:
+        """Take the next version to build for `worker`, with a new claim token: an
+        ``uploaded`` one, or one whose builder's lease ran out mid-way (``compiling`` or
+        ``testing``: its worker died). It becomes ``compiling``, leased until ``now +
+        lease_s``; None if there is none. Two builders never take the same version."""
+        with self._write() as conn:
+            version_id = _next_build(conn, now)
+            if version_id is None:
+                return None
+            claim = secrets.token_hex(16)
+            row = conn.execute(versions.update().values(
+                status="compiling", claim=claim, worker=worker, lease_until=now + lease_s,
+            ).where(versions.c.id == version_id).returning(*_cols(Version, versions))).one()
+            return Version(**row._mapping), claim
+
+    def renew_build(self, version_id: int, claim: str, lease_s: float, now: float) -> bool:
+        """Extend the lease of a build we hold; False if the claim is no longer ours."""
+        with self._write() as conn:
+            done = conn.execute(versions.update().values(lease_until=now + lease_s).where(
+                versions.c.id == version_id, versions.c.claim == claim,
+                versions.c.status.in_(BUILDING)))
             return done.rowcount == 1
 
     def activate(self, version_id: int) -> bool:

@@ -4,16 +4,17 @@
 `ninefold.platform.archive`) and recognises the language (`ninefold.platform
 .recipes`): a bad upload is refused with one line and nothing is stored.
 Outside the contest's opening and closing times an upload is refused
-(`ContestClosed`). A good one becomes a new version of the author's bot, ``uploaded``. Then the
-`Builder` (a thread of the server) takes it through the rest, each step in
-the sandbox, each step's log kept for its author:
+(`ContestClosed`). A good one becomes a new version of the author's bot, ``uploaded``. Then a
+worker (`ninefold.platform.worker`, a process of its own: the web server
+runs no sandbox) claims it and takes it through the rest with `build`, each
+step in the sandbox, each step's log kept for its author:
 
     uploaded -> compiling -> compile_failed
                           -> testing -> test_failed
                                      -> active (the bot's previous active version: retired)
 
-A server stopped mid-way picks the version up where it was when it starts
-again.
+A worker that dies mid-way loses its claim; another builds the version again
+when the claim's lease ends.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import io
 import tarfile
 import tempfile
-import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -178,39 +178,3 @@ def tar_folder(folder: Path) -> bytes:
 def _logs(folder: Path, limit: int = 16_000) -> str:
     parts = [p.read_bytes().decode(errors="replace") for p in sorted(folder.glob("*.log"))]
     return "".join(parts)[-limit:].strip()
-
-
-class Builder:
-    """A thread that builds uploaded versions one at a time, in upload order."""
-
-    def __init__(self, store: Store, poll_s: float = 0.3) -> None:
-        self.store, self.poll_s = store, poll_s
-        self.wake = threading.Event()
-        self.stop = threading.Event()
-        self.thread: threading.Thread | None = None
-
-    def start(self) -> Builder:
-        """Start building (again, after `close`: an app's lifespan can run twice)."""
-        self.stop.clear()
-        self.thread = threading.Thread(target=self._run, daemon=True, name="platform-builder")
-        self.thread.start()
-        return self
-
-    def _run(self) -> None:
-        while not self.stop.is_set():
-            pending = self.store.versions_in(UNFINISHED)
-            if not pending:
-                self.wake.wait(self.poll_s)
-                self.wake.clear()
-                continue
-            try:
-                build(self.store, pending[0].id)
-            except Exception as exc:  # one broken version must not stop the rest
-                self.store.set_version_status(pending[0].id, "compile_failed",
-                                              compile_log=f"internal error: {exc}")
-
-    def close(self) -> None:
-        self.stop.set()
-        self.wake.set()
-        if self.thread is not None:
-            self.thread.join(timeout=120)

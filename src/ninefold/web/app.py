@@ -75,7 +75,7 @@ __all__ = ["MAX_BODY_BYTES", "create_app"]
 @contextlib.asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Start what runs beside the requests (the computer's owed moves, the clocks, the
-    platform's builder and workers) and stop it all at the end."""
+    platform's worker processes) and stop it all at the end."""
     hub: Hub = app.state.hub
     platform: Platform | None = app.state.platform
     listener: Listener | None = None
@@ -103,7 +103,7 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     """The web board's application, its games in the SQLite file `db` (or the
     PostgreSQL database at the URL `db`); with
     `platform_url`, the competition platform too (`ninefold.web.platform`), its
-    ranked games played by `workers` match workers."""
+    uploads built and games played by `workers` worker processes."""
     app = FastAPI(title="ninefold", version="0.1.0", lifespan=lifespan,
                   description="Ultimate Tic-Tac-Toe: play the computer or a friend by link.")
     app.state.store = store = GameStore(db)

@@ -412,7 +412,7 @@ async def ask_test_games(req: AskTestGames, u: Signed, store: PlatformStore) -> 
 
 @router.post("/contests/{name}/bots", response_model=VersionView, status_code=201,
              responses={**ERRORS, 401: ERRORS[403]})
-async def upload(name: str, u: Signed, store: PlatformStore, platform: Service,
+async def upload(name: str, u: Signed, store: PlatformStore,
                  bot: Annotated[str, Form(max_length=64, description=BOT_NAME_RULE)],
                  file: Annotated[UploadFile, File(description=(
                      ".zip, .rar, .tar.gz or .tar of the sources, files at the top level"))],
@@ -435,8 +435,7 @@ async def upload(name: str, u: Signed, store: PlatformStore, platform: Service,
             raise Conflict(str(exc)) from None
         except UploadError as exc:
             raise IllegalMove(str(exc)) from None
-    version = await asyncio.to_thread(store_it)
-    platform.builder.wake.set()
+    version = await asyncio.to_thread(store_it)  # a worker takes it from the database
     return version_view(version, True)
 
 
