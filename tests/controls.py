@@ -14,6 +14,7 @@ element without one.
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,18 @@ def key(page: Page, scope: str, name: str) -> None:
     """Press key `name` (as ``data-keys`` names it: Space, Enter, ArrowLeft...), bound on
     the element whose id is `scope`."""
     page.keyboard.press(name)
+
+
+def wait_until(page: Page, expression: str, timeout: float = 30_000) -> None:
+    """Wait until the JavaScript `expression` is true on `page`, asking every 50 ms, for
+    at most `timeout` ms. (Playwright's ``wait_for_function`` evaluates its string with
+    ``eval`` inside the page, which the pages' Content-Security-Policy refuses;
+    ``page.evaluate`` comes through the debugger, which it does not.)"""
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout / 1000:.0f} s: {expression}")
+        page.wait_for_timeout(50)
 
 
 def listed(page: Page) -> tuple[set[str], list[str]]:

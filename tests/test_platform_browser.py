@@ -27,7 +27,7 @@ import httpx2 as httpx
 import pytest
 from accessibility import assert_accessible
 from conftest import chromium_missing
-from controls import assert_every_control_tested, control, key
+from controls import assert_every_control_tested, control, key, wait_until
 from needs import require
 from platform_fixtures import bot_archive
 from playwright.sync_api import Page, expect
@@ -60,7 +60,10 @@ def platform_server(tmp_path_factory):
                            "--db", url, "--title", "The Cup", "--tc", "bank=2000,inc=100"],
                           capture_output=True, text=True, timeout=60)
     assert made.returncode == 0, made.stderr
-    proc, base = start_server(tmp / "web.sqlite", 0, "--platform", url, "--workers", "1")
+    with pytest.MonkeyPatch.context() as env:  # every page here signs in from 127.0.0.1
+        for limit in ("SIGNUPS_PER_HOUR_PER_ADDRESS", "LOGINS_PER_MINUTE_PER_ADDRESS"):
+            env.setenv(f"NINEFOLD_{limit}", "0")  # 0: no limit (tests/test_platform_limits.py)
+        proc, base = start_server(tmp / "web.sqlite", 0, "--platform", url, "--workers", "1")
     bots = {}
     for who, bot, language in (("rival", "rivalbot", "c"), ("boss", "bossbot", "python")):
         with httpx.Client(base_url=base, timeout=60) as client:
@@ -145,8 +148,8 @@ def test_sign_up_upload_and_watch_the_first_ranked_game(page: Page, platform_ser
     expect(version).to_contain_text("input test passed")
     games = page.get_by_test_id("bot-games")
     expect(games.locator("li").first).to_be_visible(timeout=GAMES_COME)
-    page.wait_for_function("(() => { const img = document.getElementById('bot-plot');"
-                           " return img.complete && !img.src.endsWith('n=0'); })()")
+    wait_until(page, "(() => { const img = document.getElementById('bot-plot');"
+                     " return img.complete && !img.src.endsWith('n=0'); })()")
     page.screenshot(path=str(shots / "web_platform_bot.png"), full_page=True)
     accessible(page)
     control(page, "game").and_(page.get_by_text(re.compile(r"^Game"))).first.click()
@@ -467,7 +470,7 @@ def test_pages_run_under_the_content_security_policy(page: Page, platform_server
         document.body.append(img);
         document.body.insertAdjacentHTML("beforeend", '<b style="color: red">styled</b>');
     }""")
-    page.wait_for_function("window.__violations.length >= 2")
+    wait_until(page, "window.__violations.length >= 2")
     assert page.evaluate("window.ran") is None
     assert {v.split()[0] for v in page.evaluate("window.__violations")} == {
         "script-src-attr", "style-src-attr"}

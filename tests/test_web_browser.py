@@ -18,7 +18,7 @@ from urllib.parse import quote
 import pytest
 from accessibility import assert_accessible
 from conftest import chromium_missing
-from controls import control
+from controls import control, wait_until
 from needs import require
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from webserver import start_server, stop_server
@@ -52,14 +52,14 @@ def test_a_whole_game_against_level_1(page: Page, server: str, shots: Path):
     assert "play anywhere" in status(page)
     page.screenshot(path=str(shots / "web_start.png"))
     for _ in range(81):
-        page.wait_for_function(
+        wait_until(page,
             "document.querySelector('.cell.legal') || "
             "document.querySelector('[data-testid=status]').innerText.startsWith('Game over')")
         if status(page).startswith("Game over"):
             break
         before = page.locator(".cell.x, .cell.o").count()
         page.locator(".cell.legal").first.click()
-        page.wait_for_function(f"document.querySelectorAll('.cell.x, .cell.o').length > {before}")
+        wait_until(page, f"document.querySelectorAll('.cell.x, .cell.o').length > {before}")
     assert status(page).startswith("Game over")
     assert page.locator(".cell.last").count() == 1
     assert page.get_by_test_id("moves").locator("li").count() >= 9
@@ -210,8 +210,8 @@ def test_the_arena_page_shows_the_standings_and_the_plots(page: Page, arena_serv
     expect(page.get_by_test_id("match-line")).to_contain_text("of 2 games")
     images = page.locator("#plots img")
     expect(images).to_have_count(2)
-    page.wait_for_function("[...document.querySelectorAll('#plots img')]"
-                           ".every((i) => i.complete && i.naturalWidth > 100)", timeout=30000)
+    wait_until(page, "[...document.querySelectorAll('#plots img')]"
+                     ".every((i) => i.complete && i.naturalWidth > 100)", timeout=30000)
     page.screenshot(path=str(shots / "web_arena.png"), full_page=True)
     assert_accessible(page)
 
@@ -510,9 +510,9 @@ def test_the_rules_page_explains_the_game_with_a_picture_and_every_page_links_it
         "How to play Ultimate Tic-Tac-Toe")
     expect(page.locator("main")).to_contain_text("Where you play sends the other player")
     picture = page.get_by_test_id("rules-picture")
-    page.wait_for_function("(() => { const i = document.querySelector("
-                           "'[data-testid=rules-picture]'); return i.complete && "
-                           "i.naturalWidth > 100; })()")
+    wait_until(page, "(() => { const i = document.querySelector("
+                     "'[data-testid=rules-picture]'); return i.complete && "
+                     "i.naturalWidth > 100; })()")
     assert "board 9" in (picture.get_attribute("alt") or "").replace("\n", " ").replace(
         "bottom-right board", "board 9")
     page.screenshot(path=str(shots / "web_rules.png"), full_page=True)

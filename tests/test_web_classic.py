@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import schemathesis
-from controls import control, key
+from controls import control, key, wait_until
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
@@ -272,9 +272,9 @@ def play(page, cell: int) -> None:
     """Click `cell` and wait for the answer (the computer's reply with it)."""
     before = page.locator(".cell.x, .cell.o").count()
     control(page, "cell").and_(page.locator(f"[data-cell='{cell}']")).click()
-    page.wait_for_function(
+    wait_until(page,
         f"document.querySelectorAll('.cell.x, .cell.o').length > {before}")
-    page.wait_for_function("!document.getElementById('board').hasAttribute('aria-busy')")
+    wait_until(page, "!document.getElementById('board').hasAttribute('aria-busy')")
 
 
 def choose_view(page, title: str) -> None:
