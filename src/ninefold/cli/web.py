@@ -86,7 +86,8 @@ def serve(
     err.print(f"ninefold: the web board is at http://{shown}:{sock.getsockname()[1]}/ "
               f"(games in {_shown(db)}"
               f"{f', {processes} processes' if processes > 1 else ''}"
-              f"{f'; contests at /platform, {workers} workers' if platform else ''}"
+              f"{f'; contests at /platform, {workers} worker' if platform else ''}"
+              f"{'s' if platform and workers != 1 else ''}"
               "; Ctrl-C stops)", highlight=False, markup=False, soft_wrap=True)
     # httptools: uvicorn's C parser (a tenth less CPU a request than h11, measured by
     # benchmarks/web_load.py); uvloop's event loop ("auto": the standard one where uvloop
