@@ -9,7 +9,7 @@ over HTTP, creates a contest (Riddles protocol, a short clock), and uploads
 `--bots` bots in Python, C, C++ and Java (the test fixtures, each with its own
 strategy and seed); each one is compiled and input-tested in the sandbox by a
 worker that only builds (``ninefold platform worker --no-games``: the server
-runs no sandbox).
+compiles nothing).
 Then three phases of `--games` ranked games each, by ``ninefold platform run``:
 
 1. one match worker (the reference);

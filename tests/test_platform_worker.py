@@ -4,7 +4,7 @@ build uploads and play games, apart from the web server.
 - a worker killed mid-game leaves its game's temporary folder; the next one removes it;
 - builds are claimed under a lease: two workers never take one, a dead worker's is taken
   again;
-- the web server runs no sandbox: started as ``nobody`` with no workers, it takes an
+- the web server compiles nothing: started as ``nobody`` with no workers, it takes an
   upload, which stays ``uploaded`` until a worker process builds it;
 - the database's URL reaches the worker processes that ``serve --workers`` starts
   through their environment: no command line on the machine holds its password; a

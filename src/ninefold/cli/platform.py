@@ -109,7 +109,7 @@ def worker(
     games: bool = typer.Option(True, help="Play queued games (after the waiting builds)."),
 ) -> None:
     """Build uploads and play queued games, one at a time in the sandbox, until stopped
-    (SIGTERM or Ctrl-C). The web server runs no sandbox: this is the process that does."""
+    (SIGTERM or Ctrl-C). The web server compiles and plays nothing: this process does."""
     from ninefold.platform.worker import work
 
     store = _store(db_url(db, db_url_file))

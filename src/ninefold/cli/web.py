@@ -36,7 +36,7 @@ def serve(
                                       "600): a password stays off the command line."),
     workers: int = typer.Option(0, min=0, help="Worker processes to start, which build the "
                                 "platform's uploads and play its games in the sandbox (0: none "
-                                "here, the server runs no sandbox; `ninefold platform worker`)."),
+                                "here: the server compiles nothing; `ninefold platform worker`)."),
     processes: int = typer.Option(1, min=1, help="Server processes sharing the port and the "
                                   "games (more than 1: a PostgreSQL --db)."),
 ) -> None:

@@ -6,7 +6,7 @@
 Outside the contest's opening and closing times an upload is refused
 (`ContestClosed`). A good one becomes a new version of the author's bot, ``uploaded``. Then a
 worker (`ninefold.platform.worker`, a process of its own: the web server
-runs no sandbox) claims it and takes it through the rest with `build`, each
+compiles nothing) claims it and takes it through the rest with `build`, each
 step in the sandbox, each step's log kept for its author:
 
     uploaded -> compiling -> compile_failed

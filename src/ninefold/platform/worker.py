@@ -1,7 +1,7 @@
 """A worker: builds uploads and plays games, one at a time, each under a lease.
 
 This is the only place an upload is compiled, input-tested or played: the web
-server runs no sandbox (``ninefold platform worker``, or the processes that
+server compiles and plays nothing (``ninefold platform worker``, or the processes that
 ``ninefold serve --workers N`` and ``ninefold platform run`` start). Each turn
 of its loop a worker first claims a version waiting to be built
 (`Store.claim_build`) and builds it (`ninefold.platform.uploads.build`); when

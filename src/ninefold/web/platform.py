@@ -3,7 +3,7 @@
 ``ninefold serve --platform URL`` opens one (`Platform.open`) and keeps it on
 ``app.state.platform`` for the routes of `ninefold.web.routes_platform`; the
 platform's database is at URL (SQLite by default, or PostgreSQL). The server
-runs no sandbox: uploads are built and games played by worker processes
+compiles and plays nothing: uploads are built and games played by worker processes
 (``ninefold platform worker``), which it starts only when asked, with
 ``--workers N`` (`ninefold.platform.pool.Pool`, with the scheduler): the
 app's lifespan starts and stops them. Without them an upload waits,
