@@ -73,3 +73,26 @@ def test_an_author_uploads_fifty_versions_a_day_at_most(store_url):
         more = PlatformLimits(uploads_per_day_per_user=51)
         submit(store, contest, ann, "annbot", *bot_archive("c"), limits=more)
 
+
+def test_thirty_versions_queued_delay_another_authors_first_build_by_one_build(store_url):
+    """The builders take turns across authors: the author with the fewest builds
+    started lately goes first (the caps on waiting builds set aside: the versions are
+    stored directly)."""
+    with Store(store_url) as store:
+        ann, bob = store.add_user("ann", "hash"), store.add_user("bob", "hash")
+        contest = store.add_contest("cup", "Cup", rules="standard", protocol="riddles")
+        anns = store.add_bot(contest.id, ann.id, "annbot")
+        now = time.time()
+        queued = [store.add_version(anns.id, "a.zip", b"PK", language="c", now=now + i).id
+                  for i in range(30)]
+        bobs = store.add_bot(contest.id, bob.id, "bobbot")
+        first = store.add_version(bobs.id, "b.zip", b"PK", language="c", now=now + 31).id
+        built = []
+        while (taken := store.claim_build("worker", 60.0, now + 40)) is not None:
+            built.append(taken[0].id)
+            store.set_version_status(taken[0].id, "compile_failed")
+            if len(built) == 3:  # bob's second upload waits for one of ann's, not 28
+                second = store.add_version(bobs.id, "b.zip", b"PK", language="c",
+                                           now=now + 41).id
+        assert built[:4] == [queued[0], first, queued[1], second]  # turn by turn
+        assert sorted(built) == sorted([*queued, first, second])
