@@ -119,6 +119,10 @@ def test_a_single_top_folder_is_stripped(tmp_path):
         "mybot/main.py", "mybot/src/a.py"]
     name, data = pack({"mybot/main.py": "x", "README": "y"}, "bot")
     assert unpack(data, name, tmp_path / "c") == ["README", "mybot/main.py"]
+    name, data = pack({"mybot/mybot/main.py": "x"}, "bot")  # the child strips one, once
+    assert sandbox.unpack(data, name, tmp_path / "d") == ["mybot/main.py"]
+    assert sandbox.unpack(data, name, tmp_path / "e", strip_single_folder=False) == [
+        "mybot/mybot/main.py"]
 
 
 def test_modes_are_normalised(tmp_path):
@@ -133,6 +137,8 @@ def test_modes_are_normalised(tmp_path):
     assert unpack(buf.getvalue(), "bot.zip", dest) == ["main.py", "run.sh"]
     modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in [dest, *dest.iterdir()]}
     assert modes == {"dest": 0o755, "run.sh": 0o755, "main.py": 0o644, "sub": 0o755}
+    assert sandbox.unpack(buf.getvalue(), "bot.zip", tmp_path / "child") == ["main.py", "run.sh"]
+    assert tree(tmp_path / "child") == tree(dest)  # the empty folder too
 
 
 @pytest.mark.parametrize("name", ["dot-dot", "absolute"])
