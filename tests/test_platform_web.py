@@ -34,7 +34,12 @@ def site(tmp_path_factory):
     url = f"sqlite:///{tmp / 'platform.sqlite'}"
     computer = Computer(workers=1)
     stop = threading.Event()
-    with TestClient(create_app(tmp / "web.sqlite", computer, platform_url=url)) as client:
+    with pytest.MonkeyPatch.context() as env:  # one client signs all up, uploads 7 at once
+        for limit in ("SIGNUPS_PER_HOUR_PER_ADDRESS", "LOGINS_PER_MINUTE_PER_ADDRESS",
+                      "UNFINISHED_BUILDS_PER_USER"):
+            env.setenv(f"NINEFOLD_{limit}", "0")  # 0: no limit (tests/test_platform_limits.py)
+        app = create_app(tmp / "web.sqlite", computer, platform_url=url)
+    with TestClient(app) as client:
         builder = threading.Thread(target=work, args=(Store(url), "test-builder", tmp / "cache",
                                                       stop), kwargs={"games": False})
         builder.start()  # the server builds nothing: a worker does

@@ -11,7 +11,9 @@ given back and the game is queued again. Either way the game is counted
 once: the store keeps only a result whose claim is current.
 
 Every node needs ninefold and bubblewrap installed (the compiled bots travel
-inside the task, as the tar kept in the database).
+inside the task, as the tar kept in the database). Uploads are not built on
+Ray: ``ninefold platform run --ray`` starts local workers that only build
+(`ninefold.platform.pool.Pool` with ``games=False``), beside this runner.
 """
 
 from __future__ import annotations

@@ -61,6 +61,7 @@ from ninefold.web.computer import Computer
 from ninefold.web.errors import add_handlers
 from ninefold.web.hub import Hub
 from ninefold.web.platform import MAX_UPLOAD_BYTES, Platform
+from ninefold.web.routes_platform import UPLOAD_PATH
 from ninefold.web.routes_platform import pages as platform_pages
 from ninefold.web.routes_platform import router as platform_router
 from ninefold.web.security import BrowserGuard
@@ -112,7 +113,7 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     app.state.platform = Platform.open(platform_url, workers) if platform_url else None
     add_handlers(app)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES,
-                       uploads=("/api/platform/contests/", MAX_UPLOAD_BYTES + 65536))
+                       uploads=(UPLOAD_PATH, MAX_UPLOAD_BYTES + 65536))
     app.add_middleware(BrowserGuard)  # outermost: headers on every answer, other sites' posts 403
     app.include_router(routes_games.router)  # first: the routes asked most, matched first
     analysis.mount(app)  # WS and GET /api/analysis; app.state.analyst

@@ -12,11 +12,12 @@ app's lifespan starts and stops them. Without them an upload waits,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ninefold.platform.accounts import Accounts
 from ninefold.platform.archive import ArchiveLimits
+from ninefold.platform.limits import LatestCache, PlatformLimits
 from ninefold.platform.pool import Pool
 from ninefold.platform.store import Store
 
@@ -31,12 +32,17 @@ class Platform:
     store: Store
     accounts: Accounts
     pool: Pool | None = None
+    plots: LatestCache = field(default_factory=lambda: LatestCache(0))  # rating plots
 
     @classmethod
-    def open(cls, url: str, workers: int = 0, cache: Path | None = None) -> Platform:
+    def open(cls, url: str, workers: int = 0, cache: Path | None = None,
+             limits: PlatformLimits | None = None) -> Platform:
+        """The platform at `url`, within `limits` (by default: the environment's,
+        `PlatformLimits.from_env`)."""
+        limits = limits or PlatformLimits.from_env()
         store = Store(url)
         pool = Pool(url, workers, cache or Path(".ninefold-cache")) if workers else None
-        return cls(store, Accounts(store), pool)
+        return cls(store, Accounts(store, limits=limits), pool, LatestCache(limits.plot_cache))
 
     def start(self) -> None:
         self.accounts.purge()  # the sessions that expired while the server was down

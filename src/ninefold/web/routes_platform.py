@@ -29,28 +29,29 @@ with the turns' times, stderr and links (``static/platform-game.js``).
 from __future__ import annotations
 
 import asyncio
+import math
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path as FilePath
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from fastapi import (
     APIRouter,
     Depends,
-    File,
-    Form,
     Path,
     Query,
     Request,
     Response,
-    UploadFile,
 )
 from fastapi.responses import FileResponse, HTMLResponse
+from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection
 
 from ninefold.platform import house, ladder, practice, recipes, starters
 from ninefold.platform.accounts import LIFETIMES, Accounts, AuthError, session_id, token_hash
 from ninefold.platform.jobs import TurnLogs
+from ninefold.platform.limits import Busy, RateLimited
 from ninefold.platform.scheduler import ranking
 from ninefold.platform.store import (
     Bot,
@@ -63,7 +64,7 @@ from ninefold.platform.store import (
     Version,
     existing,
 )
-from ninefold.platform.uploads import ContestClosed, NotYours, UploadError, submit
+from ninefold.platform.uploads import ContestClosed, NotYours, UploadError, UploadLimit, submit
 from ninefold.protocols.clock import TimeControl
 from ninefold.rules import Board, Move, Rules, opening_moves
 from ninefold.web.errors import Forbidden, GameError, IllegalMove, NotFound
@@ -97,15 +98,28 @@ from ninefold.web.platform_views import (
 from ninefold.web.routes_pages import index_page
 from ninefold.web.views import ERRORS, Replay, replay
 
+T = TypeVar("T")
 COOKIE = "ninefold_session"
 STATIC = FilePath(__file__).with_name("static")
 PAGE = 100  # games listed at most per request
 MAX_ID = 2**62  # ids above this exist nowhere (and would not fit the database's integers)
 Id = Annotated[int, Path(ge=1, le=MAX_ID)]
+UPLOAD_PATH = r"/api/platform/contests/[^/]+/bots"  # the one route with a large body
+UPLOAD_FORM = {"requestBody": {"required": True, "content": {"multipart/form-data": {
+    "schema": {"type": "object", "required": ["bot", "file"], "properties": {
+        "bot": {"type": "string", "maxLength": 32, "description": BOT_NAME_RULE},
+        "file": {"type": "string", "format": "binary", "description": (
+            ".zip, .rar, .tar.gz or .tar of the sources, files at the top level")}}}}}}}
 
 
 class Unauthorized(GameError):
     status = 401
+
+
+class Capped(GameError):
+    """An upload past its author's caps (`ninefold.platform.limits.PlatformLimits`)."""
+
+    status = 429
 
 
 class Conflict(GameError):
@@ -166,6 +180,32 @@ Signed = Annotated[User, Depends(signed_in)]
 # --- helpers -----------------------------------------------------------------------
 
 
+def client_of(request: Request) -> str:
+    """The client a request counts as for the rate limits: its address as uvicorn gives
+    it (a proxy's ``X-Forwarded-For`` only where ``--forwarded-allow-ips`` trusts it)."""
+    return request.client.host if request.client else ""
+
+
+def refused(status: int, text: str, seconds: float) -> HTTPException:
+    """A refusal to try again in `seconds` (``Retry-After``: whole seconds, at least 1).
+
+    >>> refused(429, "slow down", 0.2).headers
+    {'Retry-After': '1'}
+    """
+    return HTTPException(status, text, headers={"Retry-After": str(max(1, math.ceil(seconds)))})
+
+
+async def hashing(accounts: Accounts, work: Callable[[], T]) -> T:
+    """`work` (a sign-up or a log-in: an argon2 hash) in the accounts' own bounded pool,
+    never in the thread pool every route shares; 429 or 503 (a full queue) at once."""
+    try:
+        return await accounts.hashing.run(work)
+    except RateLimited as exc:
+        raise refused(429, str(exc), exc.retry_after) from None
+    except Busy as exc:
+        raise refused(503, str(exc), 1.0) from None
+
+
 def set_cookie(request: Request, response: Response, token: str) -> None:
     response.set_cookie(COOKIE, token, max_age=int(LIFETIMES["cookie"]), httponly=True,
                         samesite="lax", secure=request.url.scheme == "https", path="/")
@@ -223,10 +263,13 @@ router = APIRouter(prefix="/api/platform", tags=["platform"])
 @router.post("/signup", response_model=Me, status_code=201, responses=ERRORS)
 async def sign_up(req: Credentials, request: Request, response: Response,
                   accounts: PlatformAccounts) -> Me:
+    address = client_of(request)
+
+    def made() -> tuple[User, str]:
+        u = accounts.sign_up(req.name, req.password, address)
+        return u, accounts.session(u, "cookie")
     try:
-        u = await asyncio.to_thread(accounts.sign_up, req.name, req.password)
-        _, token = await asyncio.to_thread(accounts.log_in, req.name, req.password,
-                                           "cookie")
+        u, token = await hashing(accounts, made)
     except AuthError as exc:  # the name is taken
         raise Conflict(str(exc)) from None
     except ValueError as exc:
@@ -238,9 +281,10 @@ async def sign_up(req: Credentials, request: Request, response: Response,
 @router.post("/login", response_model=Me, responses={**ERRORS, 401: ERRORS[403]})
 async def log_in(req: Credentials, request: Request, response: Response,
                  accounts: PlatformAccounts) -> Me:
+    address = client_of(request)
     try:
-        u, token = await asyncio.to_thread(accounts.log_in, req.name, req.password,
-                                           "cookie")
+        u, token = await hashing(accounts, lambda: accounts.log_in(
+            req.name, req.password, "cookie", address))
     except (AuthError, ValueError) as exc:
         raise Unauthorized(str(exc)) from None
     set_cookie(request, response, token)
@@ -411,28 +455,42 @@ async def ask_test_games(req: AskTestGames, u: Signed, store: PlatformStore) -> 
 
 
 @router.post("/contests/{name}/bots", response_model=VersionView, status_code=201,
-             responses={**ERRORS, 401: ERRORS[403]})
-async def upload(name: str, u: Signed, store: PlatformStore,
-                 bot: Annotated[str, Form(max_length=64, description=BOT_NAME_RULE)],
-                 file: Annotated[UploadFile, File(description=(
-                     ".zip, .rar, .tar.gz or .tar of the sources, files at the top level"))],
-                 ) -> VersionView:
+             responses={**ERRORS, 401: ERRORS[403], 429: ERRORS[403]},
+             openapi_extra=UPLOAD_FORM)
+async def upload(name: str, u: Signed, request: Request, store: PlatformStore,
+                 platform: Service) -> VersionView:
     """Upload a bot (a new one, or a new version of your own): it is compiled and
-    input-tested in the sandbox; watch its status at ``/api/platform/versions/{id}``."""
-    if not BOT_NAME.match(bot):
-        raise IllegalMove(BOT_NAME_RULE)
-    data = await file.read(MAX_UPLOAD_BYTES + 1)
+    input-tested in the sandbox; watch its status at ``/api/platform/versions/{id}``.
+    The form (``bot``, ``file``) is read only once its author is known, into a file on
+    disk; 429 past your builds waiting or uploads a day."""
+    limits = platform.accounts.limits
+    caps = {"max_unfinished": limits.unfinished_builds_per_user,
+            "max_per_day": limits.uploads_per_day_per_user}
+    try:  # before a byte of the archive is read
+        await asyncio.to_thread(lambda: store.check_uploads(u.id, **caps))
+    except StoreError as exc:
+        raise Capped(str(exc)) from None
+    async with request.form(max_files=1, max_fields=1) as form:
+        bot, file = form.get("bot"), form.get("file")
+        if not isinstance(bot, str) or not isinstance(file, UploadFile):
+            raise IllegalMove("send a form with a bot's name (bot) and an archive (file)")
+        if not BOT_NAME.match(bot):
+            raise IllegalMove(BOT_NAME_RULE)
+        filename = file.filename or "bot.zip"
+        data = await file.read(MAX_UPLOAD_BYTES + 1)
     if len(data) > MAX_UPLOAD_BYTES:
         raise IllegalMove(f"the archive is over {MAX_UPLOAD_BYTES >> 20} MiB")
 
     def store_it() -> Version:
         contest = contest_named(store, name)
         try:
-            return submit(store, contest, u, bot, file.filename or "bot.zip", data)[1]
+            return submit(store, contest, u, bot, filename, data, limits)[1]
         except NotYours as exc:
             raise Forbidden(str(exc)) from None
         except ContestClosed as exc:
             raise Conflict(str(exc)) from None
+        except UploadLimit as exc:
+            raise Capped(str(exc)) from None
         except UploadError as exc:
             raise IllegalMove(str(exc)) from None
     version = await asyncio.to_thread(store_it)  # a worker takes it from the database
@@ -491,19 +549,23 @@ async def bot_page(bot_id: Id, who: Viewer, store: PlatformStore) -> BotView:
 
 @router.get("/bots/{bot_id}/rating.png", response_class=Response,
             responses={200: {"content": {"image/png": {}}}, **ERRORS})
-async def rating_plot(bot_id: Id, store: PlatformStore) -> Response:
-    """The bot's rating after each game it played (every version), as a PNG."""
+async def rating_plot(bot_id: Id, store: PlatformStore, platform: Service) -> Response:
+    """The bot's rating after each game it played (every version), as a PNG (drawn
+    again only when the bot's ratings have changed)."""
     def draw() -> bytes:
         b = bot_by_id(store, bot_id)
-        points = sorted((p for v in store.versions(b.id)
-                         for p in store.rating_history(v.id)), key=lambda p: p.at)
-        return rating_png([(p.mu, p.sigma) for p in points], f"{b.name}: rating")
+
+        def drawn() -> bytes:
+            points = sorted((p for v in store.versions(b.id)
+                             for p in store.rating_history(v.id)), key=lambda p: p.at)
+            return rating_png([(p.mu, p.sigma) for p in points], f"{b.name}: rating")
+        return platform.plots.get(b.id, (store.last_rating(b.id), b.name), drawn)
     return Response(await asyncio.to_thread(draw), media_type="image/png",
                     headers={"Cache-Control": "no-cache"})
 
 
 @router.get("/games", response_model=Games, responses=ERRORS)
-async def games(store: PlatformStore,
+async def games(store: PlatformStore, platform: Service,
                 contest: Annotated[str | None, Query(max_length=32)] = None,
                 bot: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
                 status: Literal["queued", "running", "done"] | None = "done",
@@ -511,7 +573,9 @@ async def games(store: PlatformStore,
                 offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
                 ranked: bool | None = None) -> Games:
     """Games, newest first: of a contest, or of a bot (every version); ranked or test
-    games only, or both (the default)."""
+    games only, or both (the default). The offset is capped (422 past it)."""
+    if offset > (most := platform.accounts.limits.max_offset) > 0:
+        raise IllegalMove(f"offset: at most {most}")
 
     def read() -> Games:
         contest_id = contest_named(store, contest).id if contest else None
