@@ -331,3 +331,31 @@ def test_a_rating_plot_is_drawn_once_until_the_ratings_change(app, monkeypatch):
     assert c.get(f"/api/platform/bots/{bot}/rating.png").content != first.content
     c.get(f"/api/platform/bots/{bot}/rating.png")
     assert drawn == [0, 1]
+
+
+def test_a_bots_games_are_paged_in_one_query(app, monkeypatch):
+    """Every version's games, newest first, one page of them: the store pages them
+    (before, each version's first offset+limit games were read and sorted here)."""
+    store = app.state.platform.store
+    read: list[int] = []
+    games = Store.games
+
+    def counted(self, *args, **kwargs):
+        rows = games(self, *args, **kwargs)
+        read.append(len(rows))
+        return rows
+
+    boss = store.user_by_name("boss")
+    contest = store.contest_by_name("cup")
+    first = store.add_house_version(contest.id, boss.id, "paged", "random")
+    second = store.add_house_version(contest.id, boss.id, "paged", "random")
+    other = store.add_house_version(contest.id, boss.id, "rival", "random")
+    assert first.bot_id == second.bot_id != other.bot_id
+    ids = [g for v in (first, second, first) for g in store.queue_pair(
+        contest.id, v.id, other.id, None, ranked=False)]
+    store.queue_pair(contest.id, other.id, other.id, None, ranked=False)  # not the bot's
+    c = client(app, "192.0.2.94")
+    monkeypatch.setattr(Store, "games", counted)
+    r = c.get(f"/api/platform/games?bot={first.bot_id}&status=queued&limit=3&offset=2")
+    assert [g["id"] for g in r.json()["games"]] == sorted(ids, reverse=True)[2:5]
+    assert read == [3]  # one page read, whatever the offset

@@ -167,11 +167,8 @@ class Accounts:
         if HASHER.check_needs_rehash(user.password_hash):  # hashed with older parameters
             self.store.set_password(user.name, hash_password(password))
             user = self.store.user(user.id) or user
-        now = self.clock()
-        self.store.drop_expired_sessions(now)  # everyone's: kept no longer than they work
-        token, digest = new_token()
-        self.store.add_session(user.id, digest, kind, now + LIFETIMES[kind], now=now)
-        return user, token
+        self.store.drop_expired_sessions(self.clock())  # everyone's: kept no longer than they work
+        return user, self.session(user, kind)
 
     def api_token(self, user: User) -> str:
         """A new API token for `user` (already signed in), for scripts and the CLI."""

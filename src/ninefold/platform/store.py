@@ -1120,9 +1120,9 @@ class Store:
 
     def games(self, contest_id: int | None = None, version_id: int | None = None,
               status: str | None = None, limit: int = 100, offset: int = 0,
-              ranked: bool | None = None) -> list[GameRow]:
-        """Games newest first, of one contest, one version (as X or O), one status,
-        ranked or test games only."""
+              ranked: bool | None = None, bot_id: int | None = None) -> list[GameRow]:
+        """Games newest first, of one contest, one version (as X or O), one bot (any of
+        its versions), one status, ranked or test games only."""
         where: list[sa.ColumnElement[bool]] = [sa.true()]
         if ranked is not None:
             where.append(games.c.ranked.is_(ranked))
@@ -1131,6 +1131,9 @@ class Store:
         if version_id is not None:
             where.append(sa.or_(games.c.x_version == version_id,
                                 games.c.o_version == version_id))
+        if bot_id is not None:
+            of_bot = sa.select(versions.c.id).where(versions.c.bot_id == bot_id)
+            where.append(sa.or_(games.c.x_version.in_(of_bot), games.c.o_version.in_(of_bot)))
         if status is not None:
             where.append(games.c.status == status)
         return self._games(*where, order=(games.c.id.desc(),), limit=limit, offset=offset)

@@ -579,15 +579,9 @@ async def games(store: PlatformStore, platform: Service,
 
     def read() -> Games:
         contest_id = contest_named(store, contest).id if contest else None
-        rows = []
-        if bot is not None:
-            for v in store.versions(bot_by_id(store, bot).id):
-                rows += store.games(version_id=v.id, status=status, limit=limit + offset,
-                                    ranked=ranked)
-            rows = sorted(rows, key=lambda g: -g.id)[offset:offset + limit]
-        else:
-            rows = store.games(contest_id=contest_id, status=status, limit=limit,
-                               offset=offset, ranked=ranked)
+        bot_id = bot_by_id(store, bot).id if bot is not None else None
+        rows = store.games(contest_id=contest_id, bot_id=bot_id, status=status, limit=limit,
+                           offset=offset, ranked=ranked)  # one query, one page
         names: dict[int, tuple[str, int]] = {}
         contests: dict[int, str] = {}
         return Games(games=[summary(store, g, names, contests) for g in rows])
