@@ -32,7 +32,13 @@ from collections.abc import Callable
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from ninefold.platform.limits import BoundedPool, PlatformLimits, RateLimit, RateLimited
+from ninefold.platform.limits import (
+    BoundedPool,
+    PlatformLimits,
+    RateLimit,
+    RateLimited,
+    wait_text,
+)
 from ninefold.platform.store import NameTaken, Session, Store, User
 
 DAY = 24 * 3600.0
@@ -139,7 +145,8 @@ class Accounts:
         check_name(name)
         check_password(password)
         if address is not None and (wait := self.signups.take(address)):
-            raise RateLimited("too many sign-ups from your address: try again later", wait)
+            raise RateLimited("too many sign-ups from your address: try again in "
+                              f"{wait_text(wait)}", wait)
         try:
             return self.store.add_user(name, hash_password(password), now=self.clock())
         except NameTaken as exc:
@@ -155,10 +162,12 @@ class Accounts:
         if kind not in LIFETIMES:
             raise ValueError(f"no session kind {kind!r}: cookie or api")
         if address is not None and (wait := self.logins.take(address)):
-            raise RateLimited("too many log-ins from your address: try again later", wait)
+            raise RateLimited("too many log-ins from your address: try again in "
+                              f"{wait_text(wait)}", wait)
         account = name.lower()
         if wait := self.wrong.wait(account):
-            raise RateLimited(f"too many wrong passwords for {name!r}: try again later", wait)
+            raise RateLimited(f"too many wrong passwords for {name!r}: try again in "
+                              f"{wait_text(wait)}", wait)
         user = self.store.user_by_name(name)
         ok = verify_password(user.password_hash if user else _dummy_hash(), password)
         if user is None or not ok:

@@ -20,6 +20,7 @@ the web side caps paging and caches the rating plots (`ninefold.web.routes_platf
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import threading
 import time
@@ -41,6 +42,16 @@ class RateLimited(Exception):
     def __init__(self, text: str, retry_after: float) -> None:
         super().__init__(text)
         self.retry_after = retry_after
+
+
+def wait_text(seconds: float) -> str:
+    """How long to wait, as a refusal says it.
+
+    >>> wait_text(0.2), wait_text(59.5), wait_text(3599.0)
+    ('1 s', '60 s', '60 min')
+    """
+    whole = max(1, math.ceil(seconds))
+    return f"{whole} s" if whole <= 90 else f"{math.ceil(whole / 60)} min"
 
 
 class Busy(Exception):
