@@ -2,14 +2,15 @@
 
 Modules, bottom up: archive (unpacking uploads safely), unpacker (the child
 that reads an archive), recipes (languages: how to compile, how to run),
-sandbox (bubblewrap around every compile, game and archive reader), store
-(the database: SQLite or PostgreSQL, Alembic migrations), accounts (argon2
-passwords, sessions), ladder (openskill ratings, pairing), uploads (archive
-to a tested, active version), house (ninefold's own players entered as house
-bots), practice (unranked test games), jobs (a game, self-contained, played
-in the sandbox), worker (a worker process: claims builds and games from the
-database under a lease), scheduler (queues, ratings, final standings), pool
-(workers and the scheduler on this machine), cluster (games on Ray).
+sandbox (bubblewrap around every compile, game and archive reader), limits
+(what one client or account may ask: rates, caps), store (the database: SQLite
+or PostgreSQL, Alembic migrations), accounts (argon2 passwords, sessions),
+ladder (openskill ratings, pairing), uploads (archive to a tested, active
+version), house (ninefold's own players entered as house bots), practice
+(unranked test games), jobs (a game, self-contained, played in the sandbox),
+worker (a worker process: claims builds and games from the database under a
+lease), scheduler (queues, ratings, final standings), pool (workers and the
+scheduler on this machine), cluster (games on Ray).
 """
 
 # Where a worker process finds the database's URL: the environment, not its command line
