@@ -95,7 +95,8 @@ class Server:
     def start(self) -> str:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "ninefold.cli", "serve", "--port", str(self.port),
-             "--db", str(self.db)], stderr=subprocess.PIPE, text=True)
+             "--db", str(self.db), "--games-per-minute", "0",  # one client plays them all
+             "--computer-moves-per-client", "0"], stderr=subprocess.PIPE, text=True)
         assert self.proc.stderr is not None
         line = self.proc.stderr.readline()
         found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)

@@ -410,17 +410,19 @@ def servers(request) -> Iterator[list[str]]:
 
 
 async def clocked_game(http: httpx.AsyncClient, bases: list[str], rng: random.Random,
-                       ) -> tuple[str, float, float, float] | str:
+                       player: str) -> tuple[str, float, float, float] | str:
     """An online game where X and O each move once (free), then 0-5 more moves are
     made, then the side to move stops; each request, and the page watching, goes to
     one of the servers at `bases` chosen by `rng`. Its end, as the page hears it over
     the game's WebSocket (no request of ours ends it): ``(stopped, earliest, latest,
     arrived)``, the side that stopped, the times its deadline falls between (the last
     move's request sent and answered, plus the time the answer gave it) and the time
-    the page heard the game end; or what went wrong."""
+    the page heard the game end; or what went wrong. The game is made by `player`'s
+    address (as a proxy says it: each client may make 30 games a minute)."""
     await asyncio.sleep(rng.uniform(0.0, SPREAD_S))
     made = (await http.post(f"{rng.choice(bases)}/api/games", json={
-        "mode": "online", "side": "x", "clock": SOAK_CLOCK})).json()
+        "mode": "online", "side": "x", "clock": SOAK_CLOCK},
+        headers={"X-Forwarded-For": player})).json()
     gid = made["game"]["id"]
     tokens = {"x": made["token"], "o": made["links"]["invite"].split("#t=")[1]}
     page = rng.choice(bases).removeprefix("http")
@@ -476,7 +478,8 @@ def test_two_hundred_clocked_games_all_end_on_time(servers):
         limits = httpx.Limits(max_connections=SOAK_GAMES, max_keepalive_connections=0)
         async with httpx.AsyncClient(timeout=60, limits=limits) as http:
             return await asyncio.gather(*(
-                clocked_game(http, servers, random.Random(s)) for s in seeds))
+                clocked_game(http, servers, random.Random(s), f"10.0.{i // 250}.{i % 250}")
+                for i, s in enumerate(seeds)))
 
     ended = run(main())
     wrong = [e for e in ended if isinstance(e, str)]

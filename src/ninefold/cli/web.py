@@ -2,7 +2,7 @@
 
 With ``--processes N`` (more than one) N server processes share the port
 (uvicorn's workers), each building its app with `process_app` from the
-database the command was given; their games are in PostgreSQL, which tells
+database and the limits the command was given; their games are in PostgreSQL, which tells
 each process of the changes the others store (`ninefold.web.notify`).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import socket
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 DEFAULT_DB = "ninefold-web.sqlite"
 DB_VARIABLE = "NINEFOLD_SERVE_DB"  # how `serve --processes N` hands its processes --db
+LIMITS_VARIABLE = "NINEFOLD_SERVE_LIMITS"  # and the limits (`WebLimits`, JSON)
 
 
 @app.command()
@@ -39,12 +40,28 @@ def serve(
                                 "here: the server compiles nothing; `ninefold platform worker`)."),
     processes: int = typer.Option(1, min=1, help="Server processes sharing the port and the "
                                   "games (more than 1: a PostgreSQL --db)."),
+    games_per_minute: int = typer.Option(30, min=0, help="New games one client (address) may "
+                                         "make a minute, per process (0: no limit)."),
+    computer_moves_per_client: int = typer.Option(
+        4, min=0, help="The computer's moves one client may have waiting or searched at "
+        "once, per process (0: no limit)."),
+    analyses_per_client: int = typer.Option(2, min=0, help="Analyses one client may have "
+                                            "waiting or running at once (0: no limit)."),
+    allow_origin: Annotated[list[str] | None, typer.Option(
+        metavar="ORIGIN", help="A page origin (https://host[:port]) that may open the "
+        "WebSockets besides the server's own; repeatable; * for any.")] = None,
 ) -> None:
     """Serve the web board: play the computer or a friend by link (Ctrl-C stops)."""
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
+    from ninefold.web.limits import WebLimits
     from ninefold.web.store import GameStore, is_postgres
+
+    limits = WebLimits(games_per_minute=games_per_minute,
+                       computer_moves_per_client=computer_moves_per_client,
+                       analyses_per_client=analyses_per_client,
+                       allowed_origins=tuple(allow_origin or ()))
 
     if processes > 1 and not is_postgres(db):
         _fail(f"--processes {processes} needs the games in PostgreSQL "
@@ -65,10 +82,12 @@ def serve(
         if processes == 1:
             from ninefold.web.app import create_app
 
-            application = create_app(db, platform_url=platform or None, workers=workers)
+            application = create_app(db, platform_url=platform or None, workers=workers,
+                                     limits=limits)
         else:  # the table made once, here; each process builds its own app
             GameStore(db).close()
             os.environ[DB_VARIABLE] = db
+            os.environ[LIMITS_VARIABLE] = limits.to_json()
             application = f"{__name__}:process_app"
     except Exception as exc:  # an unreadable or unwritable database
         _fail(f"cannot open the games database {_shown(db)}: {exc}")
@@ -93,9 +112,11 @@ def serve(
     # benchmarks/web_load.py); uvloop's event loop ("auto": the standard one where uvloop
     # is not installed, as on Windows): 50 games' move requests a median 17.5 ms against
     # 23.8 (five runs each, alternating); WebSocket messages not compressed (a view is a
-    # few kB; compressing each cost CPU a message); no access log (a call a request)
+    # few kB; compressing each cost CPU a message), none larger than the limit (a larger
+    # one closes the socket with 1009); no access log (a call a request)
     config = uvicorn.Config(application, log_level="warning", ws="websockets-sansio",
                             http="httptools", loop="auto", ws_per_message_deflate=False,
+                            ws_max_size=limits.ws_max_bytes,
                             workers=processes, factory=processes > 1, access_log=False)
     if processes == 1:
         keep_out_of_collections()
@@ -106,10 +127,12 @@ def serve(
 
 def process_app() -> FastAPI:
     """The app of one of ``serve --processes N``'s processes (uvicorn's factory): the
-    games in the database the command was given."""
+    games in the database the command was given, with its limits."""
     from ninefold.web.app import create_app
+    from ninefold.web.limits import WebLimits
 
-    app = create_app(os.environ[DB_VARIABLE])
+    app = create_app(os.environ[DB_VARIABLE],
+                     limits=WebLimits.from_json(os.environ[LIMITS_VARIABLE]))
     keep_out_of_collections()
     return app
 

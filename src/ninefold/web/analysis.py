@@ -6,7 +6,10 @@ computer's):
 one single-threaded MCTS search per analysis, and at most `Analyst.slots`
 analyses at once in the whole server (default `default_slots`: the CPUs less
 one, at most `MAX_SLOTS`, so the computer's moves keep a core). A request
-beyond that waits its turn, first come first served, and is told so.
+beyond that waits its turn, first come first served, and is told so. A client
+(`ninefold.web.limits.client_key`) may have `Analyst.per_client` analyses
+waiting or running at once, and at most `Analyst.max_waiting` wait in all: a
+request past either is refused (`Busy`), and runs nothing.
 
 One analysis is one search that goes on (`MCTSPlayer.search`, from a fresh
 tree, by the player `Analyst.player`, default `PLAYER`: level 10's search with
@@ -24,10 +27,12 @@ Routes (`router`; `mount` adds them and the analyst to an app):
   optional, at most `MAX_MS`, the default); the answer is a stream of
   ``{"type": "analysis", ...}`` (`Snapshot`), the last with ``done: true``;
   ``{"type": "waiting", "ahead": n}`` while queued behind ``n`` other
-  requests; ``{"type": "error", "detail": "..."}`` for a bad message (the
-  socket stays open). Every message sent stops the analysis before it, and
+  requests; ``{"type": "error", "detail": "..."}`` for a bad message or one
+  refused (`Busy`; the socket stays open). Every message sent stops the analysis before it, and
   so does closing the socket; ``{"stop": true}`` only stops.
-- ``GET /api/analysis?position=...&ms=...``: the last snapshot, as JSON.
+- ``GET /api/analysis?position=...&ms=...``: the last snapshot, as JSON
+  (refused: ``429``, or ``503`` when the server's queue is full, with
+  ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ import contextlib
 import itertools
 import json
 import math
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -50,6 +55,7 @@ from ninefold.players.player import Limit
 from ninefold.protocols.child import Child, ChildGone, Parent
 from ninefold.rules import Board
 from ninefold.system import usable_cpus
+from ninefold.web.limits import WebLimits, client_key, retry_after
 from ninefold.web.notation import side
 
 MAX_MS = 10_000.0  # the longest analysis a request gets (and the default)
@@ -67,6 +73,8 @@ STOP_WAIT_S = 30.0  # a worker that does not end its search this long after a st
 # (long: a worker just started may still be loading, or on a first run compiling, the search)
 MAX_MESSAGE_CHARS = 2000
 MAX_POSITION_CHARS = 200
+PER_CLIENT = WebLimits().analyses_per_client  # analyses waiting or running, per client
+MAX_WAITING = WebLimits().analyses_waiting  # analyses waiting, in all
 
 Proven = Literal["win", "loss", "draw"]
 
@@ -116,6 +124,16 @@ class AnalysisError(ValueError):
 
     def __init__(self, text: str) -> None:
         super().__init__(" ".join(text.split()))
+
+
+class Busy(AnalysisError):
+    """An analysis refused for now: the client has its share under way (`status` 429)
+    or the server's queue is full (503); `retry_after` seconds is a fair wait."""
+
+    def __init__(self, text: str, status: int, retry_after: float) -> None:
+        super().__init__(text)
+        self.status = status
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -285,13 +303,19 @@ class _Waiter:
 
 class Analyst:
     """Analyses in worker processes: at most `slots` at once, each at most `max_ms`, by
-    the MCTS player `player` (a spec; ``mcts:net=default`` searches with the network)."""
+    the MCTS player `player` (a spec; ``mcts:net=default`` searches with the network);
+    at most `per_client` waiting or running for one client, and `max_waiting` waiting
+    in all (0: no limit)."""
 
     def __init__(self, slots: int | None = None, max_ms: float = MAX_MS,
-                 player: str = PLAYER) -> None:
+                 player: str = PLAYER, per_client: int = PER_CLIENT,
+                 max_waiting: int = MAX_WAITING) -> None:
         self.slots = slots or default_slots()
         self.max_ms = max_ms
         self.player = player
+        self.per_client = per_client
+        self.max_waiting = max_waiting
+        self._clients: Counter[str] = Counter()  # analyses waiting or running, per client
         self._workers = [_Worker(player) for _ in range(self.slots)]
         self._free: deque[_Worker] = deque(self._workers)
         self._queue: deque[_Waiter] = deque()
@@ -311,10 +335,32 @@ class Analyst:
         return Job(check_position(position), check_ms(ms, self.max_ms))
 
     async def run(self, job: Job, snapshot: Callable[[dict[str, Any]], Awaitable[None]],
-                  waiting: Callable[[int], Awaitable[None]] | None = None) -> None:
-        """Analyse `job`, passing each snapshot (a `Snapshot`'s JSON) to `snapshot`, the
-        last with ``done``; `waiting(ahead)` when it has to wait for a worker, and each
-        time the queue ahead of it shrinks. Cancelling it stops the search."""
+                  waiting: Callable[[int], Awaitable[None]] | None = None,
+                  client: str = "") -> None:
+        """Analyse `job` for `client`, passing each snapshot (a `Snapshot`'s JSON) to
+        `snapshot`, the last with ``done``; `waiting(ahead)` when it has to wait for a
+        worker, and each time the queue ahead of it shrinks. Cancelling it stops the
+        search. `Busy` (nothing run) when `client` has `per_client` analyses under way
+        or `max_waiting` wait already and this one would too."""
+        self._admit(client)
+        self._clients[client] += 1
+        try:
+            await self._run(job, snapshot, waiting)
+        finally:
+            self._clients[client] -= 1
+            if not self._clients[client]:
+                del self._clients[client]
+
+    def _admit(self, client: str) -> None:
+        if 0 < self.per_client <= self._clients[client]:
+            raise Busy(f"you have {self._clients[client]} analyses under way already: "
+                       "wait for one to end, or stop it", 429, self.max_ms / 1000)
+        if 0 < self.max_waiting <= len(self._queue) and not (self._free and not self._queue):
+            raise Busy(f"the server has {len(self._queue)} analyses waiting: try again in a "
+                       "few seconds", 503, self.max_ms / 1000)
+
+    async def _run(self, job: Job, snapshot: Callable[[dict[str, Any]], Awaitable[None]],
+                   waiting: Callable[[int], Awaitable[None]] | None) -> None:
         worker = await self._acquire(waiting)
         ident = next(self._ids)
         ended = False
@@ -412,7 +458,7 @@ router = APIRouter()
 
 
 @router.get("/api/analysis", response_model=Snapshot,
-            responses={422: {"model": Detail}})
+            responses={code: {"model": Detail} for code in (422, 429, 503)})
 async def analyse_once(
     request: Request,
     position: Annotated[str, Query(max_length=MAX_POSITION_CHARS,
@@ -431,13 +477,17 @@ async def analyse_once(
     async def note(data: dict[str, Any]) -> None:
         last[:] = [data]
 
-    task = asyncio.ensure_future(analyst.run(job, note))
+    client = client_key(request.client.host if request.client else None)
+    task = asyncio.ensure_future(analyst.run(job, note, client=client))
     try:
         while not task.done():  # a client gone meanwhile stops the search
             await asyncio.wait({task}, timeout=0.5)
             if not task.done() and await request.is_disconnected():
                 task.cancel()
         await task
+    except Busy as exc:
+        raise HTTPException(exc.status, str(exc),
+                            headers={"Retry-After": retry_after(exc.retry_after)}) from None
     except AnalysisError as exc:
         raise HTTPException(422, str(exc)) from None
     except asyncio.CancelledError:
@@ -485,17 +535,18 @@ async def analyse_live(ws: WebSocket) -> None:
                 await ws.send_json({"type": "error", "detail": str(exc)})
                 continue
             if job is not None:
-                running = asyncio.create_task(_stream(ws, analyst, job))
+                client = client_key(ws.client.host if ws.client else None)
+                running = asyncio.create_task(_stream(ws, analyst, job, client))
     finally:
         await stop()
 
 
-async def _stream(ws: WebSocket, analyst: Analyst, job: Job) -> None:
+async def _stream(ws: WebSocket, analyst: Analyst, job: Job, client: str) -> None:
     async def waiting(ahead: int) -> None:
         await ws.send_json({"type": "waiting", "ahead": ahead})
 
     try:
-        await analyst.run(job, ws.send_json, waiting)
+        await analyst.run(job, ws.send_json, waiting, client)
     except AnalysisError as exc:
         with contextlib.suppress(Exception):
             await ws.send_json({"type": "error", "detail": str(exc)})
@@ -518,4 +569,4 @@ def mount(app: FastAPI, analyst: Analyst | None = None) -> Analyst:
     return chosen
 
 
-__all__ = ["MAX_MS", "AnalysisError", "Analyst", "Job", "Snapshot", "mount", "router"]
+__all__ = ["MAX_MS", "AnalysisError", "Analyst", "Busy", "Job", "Snapshot", "mount", "router"]

@@ -14,7 +14,9 @@ Requests are parsed once, at the edge, into the models of
 which browsers never send). Every answer carries the security headers, and a change
 posted from another origin's page is refused (`ninefold.web.security`). A refused
 request answers a one-line ``detail`` (`ninefold.web.errors`); a body over
-`MAX_BODY_BYTES` a 413 (`ninefold.web.body_limit`).
+`MAX_BODY_BYTES` a 413 (`ninefold.web.body_limit`). What one client may ask (new
+games a minute, the computer's moves and analyses at once, a WebSocket's size and
+origin) is `WebLimits` (`ninefold.web.limits`, `ninefold.web.origin`).
 
 Routes, by module:
 
@@ -54,12 +56,15 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from ninefold.web import analysis, classic, proof, routes_games, routes_pages, routes_viewer
+from ninefold.web.analysis import Analyst
 from ninefold.web.arena import ArenaResults
 from ninefold.web.arena import router as arena_router
 from ninefold.web.body_limit import MAX_BODY_BYTES, BodyLimit
 from ninefold.web.computer import Computer
 from ninefold.web.errors import add_handlers
 from ninefold.web.hub import Hub
+from ninefold.web.limits import RateLimit, WebLimits
+from ninefold.web.origin import OriginCheck
 from ninefold.web.platform import MAX_UPLOAD_BYTES, Platform
 from ninefold.web.routes_platform import UPLOAD_PATH
 from ninefold.web.routes_platform import pages as platform_pages
@@ -100,23 +105,28 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None = None,
-               platform_url: str | None = None, workers: int = 0) -> FastAPI:
+               platform_url: str | None = None, workers: int = 0,
+               limits: WebLimits | None = None) -> FastAPI:
     """The web board's application, its games in the SQLite file `db` (or the
     PostgreSQL database at the URL `db`); with
     `platform_url`, the competition platform too (`ninefold.web.platform`), its
     uploads built and games played by `workers` worker processes."""
     app = FastAPI(title="ninefold", version="0.1.0", lifespan=lifespan,
                   description="Ultimate Tic-Tac-Toe: play the computer or a friend by link.")
+    app.state.limits = limits = limits or WebLimits()  # what one client may ask
     app.state.store = store = GameStore(db)
-    app.state.hub = Hub(store, computer or Computer())
+    app.state.hub = Hub(store, computer or Computer(), limits.computer_moves_per_client)
+    app.state.new_games = RateLimit(limits.games_per_minute)  # per client, a minute
     app.state.arena = ArenaResults(db)
     app.state.platform = Platform.open(platform_url, workers) if platform_url else None
     add_handlers(app)
-    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES,
+    app.add_middleware(OriginCheck, allowed=limits.allowed_origins)  # WebSockets only
+    app.add_middleware(BodyLimit, limit=limits.max_body_bytes,
                        uploads=(UPLOAD_PATH, MAX_UPLOAD_BYTES + 65536))
     app.add_middleware(BrowserGuard)  # outermost: headers on every answer, other sites' posts 403
     app.include_router(routes_games.router)  # first: the routes asked most, matched first
-    analysis.mount(app)  # WS and GET /api/analysis; app.state.analyst
+    analysis.mount(app, Analyst(per_client=limits.analyses_per_client,
+                                max_waiting=limits.analyses_waiting))  # app.state.analyst
     if platform_url:
         app.include_router(platform_router)
         app.include_router(platform_pages)

@@ -1,7 +1,8 @@
 """What the web board's routes are given (FastAPI dependencies): the game store and the
-hub that `ninefold.web.app.create_app` keeps on ``app.state``, and the seat token a
-request sends. Each is an ``async def``: FastAPI runs a plain ``def`` dependency in a
-thread, a hop per dependency per request for what is an attribute read.
+hub that `ninefold.web.app.create_app` keeps on ``app.state``, the seat token a
+request sends, and the client it counts as (`ninefold.web.limits`). Each is an
+``async def``: FastAPI runs a plain ``def`` dependency in a thread, a hop per
+dependency per request for what is an attribute read.
 
 >>> import asyncio
 >>> [asyncio.run(seat_token(h)) for h in ("Bearer abc", "Basic abc", None)]
@@ -16,6 +17,7 @@ from fastapi import Depends, Header
 from starlette.requests import HTTPConnection
 
 from ninefold.web.hub import Hub
+from ninefold.web.limits import client_key
 from ninefold.web.store import GameStore
 
 
@@ -38,6 +40,12 @@ async def hub(conn: HTTPConnection) -> Hub:
     return found
 
 
+async def client(conn: HTTPConnection) -> str:
+    """The client a request counts as (`ninefold.web.limits.client_key` of its address)."""
+    return client_key(conn.client.host if conn.client else None)
+
+
 Token = Annotated[str | None, Depends(seat_token)]
+Client = Annotated[str, Depends(client)]
 Store = Annotated[GameStore, Depends(game_store)]
 Live = Annotated[Hub, Depends(hub)]

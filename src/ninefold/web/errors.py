@@ -24,6 +24,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 
+from ninefold.web.limits import retry_after
+
 NOT_FOUND_PAGE = Path(__file__).resolve().parent / "static" / "notfound.html"
 WHAT = "<!-- what -->"  # where the not-found page says what was not found
 
@@ -54,9 +56,22 @@ class IllegalMove(GameError):
     status = 422
 
 
+class TooMany(GameError):
+    """A client asking more than `ninefold.web.limits.WebLimits` lets it; it may try again
+    after `retry_after` seconds (the answer's ``Retry-After``)."""
+
+    status = 429
+
+    def __init__(self, text: str, retry_after: float) -> None:
+        super().__init__(text)
+        self.retry_after = retry_after
+
+
 async def game_error(request: Request, exc: GameError) -> JSONResponse:
-    """A `GameError`'s answer: its text as the detail, with its status."""
-    return JSONResponse({"detail": str(exc)}, exc.status)
+    """A `GameError`'s answer: its text as the detail, with its status (and a `TooMany`'s
+    ``Retry-After``)."""
+    headers = {"Retry-After": retry_after(exc.retry_after)} if isinstance(exc, TooMany) else None
+    return JSONResponse({"detail": str(exc)}, exc.status, headers=headers)
 
 
 async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:

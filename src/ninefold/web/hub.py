@@ -13,6 +13,12 @@ of the version their socket brought build none (`Hub.view`). With several
 processes on one PostgreSQL database, `ninefold.web.notify` hears the changes
 the others store and calls `Hub.changed_elsewhere`.
 
+Each of the computer's moves is owed to a client (`ninefold.web.limits.client_key`:
+the address whose request called for it); a client may have at most
+`Hub.moves_per_client` of them waiting or searched at once (`Hub.may_think`, asked
+before a change that calls for one is stored: else `TooMany`, nothing stored), and
+the computer's workers take the waiting moves client by client.
+
 A clock's timer ends the game only once the time has run out on the clock the
 moves are timed by (`time.time`; an event loop's timer may wake early: it sleeps
 again), and the flag falls once (`Hub.settle`: a write that finds the game
@@ -38,7 +44,7 @@ from dataclasses import dataclass, field
 from fastapi import WebSocket
 
 from ninefold.web.computer import Computer, instant
-from ninefold.web.errors import GameError, NotFound, Stale
+from ninefold.web.errors import GameError, NotFound, Stale, TooMany
 from ninefold.web.games import WebGame
 from ninefold.web.notation import side
 from ninefold.web.store import GameStore
@@ -50,6 +56,7 @@ from ninefold.web.views import GameView, game_view
 # or more before the time asked (the game then stayed unfinished). One that still
 # wakes before the deadline sleeps again.
 WAKE_AFTER_S = 0.001
+RETRY_THINKING_S = 2.0  # a client told to wait for the computer's moves: about one search
 
 
 @dataclass
@@ -64,10 +71,13 @@ class Hub:
     """What runs beside the requests: the computer's pending moves (one task a game)
     and the pages watching each game."""
 
-    def __init__(self, store: GameStore, computer: Computer) -> None:
+    def __init__(self, store: GameStore, computer: Computer, moves_per_client: int = 0,
+                 ) -> None:
         self.store = store
         self.computer = computer
+        self.moves_per_client = moves_per_client  # the computer's moves owed a client (0: any)
         self.thinking: dict[str, asyncio.Task[None]] = {}
+        self.owed: dict[str, str] = {}  # the client each thinking game's move is owed to
         self.timers: dict[str, asyncio.Task[None]] = {}  # a running clock's flag fall
         self.watchers: dict[str, set[WebSocket]] = {}
         self.views: dict[str, Kept] = {}  # each watched game's last view (no clock)
@@ -122,11 +132,33 @@ class Hub:
         if game.computer_to_move() and game.level is not None and instant(game.level):
             game.computer_plays(self.computer.play_now(game.level, game.board))
 
-    async def changed(self, game: WebGame, token: str | None = None) -> str:
-        """After a change is stored: let the computer move if it is its turn, tell every
-        page watching, and answer the view (built once for all) with `token`'s sides, in
-        JSON."""
+    def may_think(self, game: WebGame, client: str) -> None:
+        """Before a change of `game` asked by `client` is stored: `TooMany` if it calls for
+        a move the computer searches (a level not `instant`) and `client` already has
+        `moves_per_client` such moves waiting or searched."""
+        if (self.moves_per_client <= 0 or not game.computer_to_move() or game.level is None
+                or instant(game.level) or game.id in self.thinking):
+            return
+        owed = sum(1 for c in self.owed.values() if c == client)
+        if owed >= self.moves_per_client:
+            raise TooMany(f"the computer is still thinking in {owed} of your games: try "
+                          "again once it has moved", RETRY_THINKING_S)
+
+    def stop_thinking(self, game_id: str) -> None:
+        """The computer's search in game `game_id` is for a position gone (a take-back):
+        stop it, and the move is owed no more."""
+        task = self.thinking.pop(game_id, None)
+        self.owed.pop(game_id, None)
+        if task is not None:
+            task.cancel()
+
+    async def changed(self, game: WebGame, token: str | None = None, client: str = "",
+                      ) -> str:
+        """After a change is stored: let the computer move if it is its turn (the move
+        owed to `client`), tell every page watching, and answer the view (built once for
+        all) with `token`'s sides, in JSON."""
         if game.computer_to_move() and game.id not in self.thinking:
+            self.owed[game.id] = client
             self.thinking[game.id] = asyncio.create_task(self._computer_moves(game))
         self._watch_clock(game)
         await self.broadcast(game.id, self.view_json(game))
@@ -219,14 +251,17 @@ class Hub:
                 if not game.computer_to_move() or game.level is None:
                     return
                 changes = game.changes
-                move = await self.computer.move(game.level, game.board)
+                move = await self.computer.move(game.level, game.board,
+                                                self.owed.get(game_id, ""))
                 game.computer_plays(move)
                 # Stale if an undo came meanwhile: the move is for a position gone
                 await self.store.call(self.store.save, game, changes)
         except GameError:
             return
         finally:
-            self.thinking.pop(game_id, None)
+            if self.thinking.get(game_id) is asyncio.current_task():
+                del self.thinking[game_id]
+                self.owed.pop(game_id, None)
         await self.changed(game)
 
     async def resume(self) -> None:

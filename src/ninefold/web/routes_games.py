@@ -1,7 +1,9 @@
 """The web board's game routes (`router`): make a game, read it, change it, watch it.
 
 - ``POST /api/games``: a new game (`NewGame`); answers its view, the token and
-  the links (an online game's invite link holds the other seat's token);
+  the links (an online game's invite link holds the other seat's token); a
+  client may make `WebLimits.games_per_minute` a minute (``app.state.new_games``),
+  then ``429`` with ``Retry-After``;
 - ``GET /api/games/{id}``: the game now; ``GET /api/games/{id}/record``: its
   record (text);
 - ``POST /api/games/{id}/moves``, ``/undo``, ``/resign``, ``/draw`` (offer or
@@ -13,7 +15,10 @@
 
 Each request reads the game once (its board built from the one kept from its
 last read: `ninefold.web.games.KeptBoards`) and a change is stored only if no
-other request changed the game meanwhile (`GameStore.save`). The routes get
+other request changed the game meanwhile (`GameStore.save`); a new game or a
+change that calls for a move the computer searches is refused ``429`` while
+the client has `WebLimits.computer_moves_per_client` such moves under way
+(`Hub.may_think`). The routes get
 the hub alone (`dependencies.Live`: it holds the store), each a dependency
 fewer to solve per request.
 """
@@ -24,15 +29,16 @@ import random
 import time
 from collections.abc import Callable
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import PlainTextResponse, Response
 
 from ninefold.records import write_game
 from ninefold.rules import Mark, Move, random_opening
-from ninefold.web.dependencies import Live, Store, Token
-from ninefold.web.errors import GameError, IllegalMove, Stale
+from ninefold.web.dependencies import Client, Live, Store, Token
+from ninefold.web.errors import GameError, IllegalMove, Stale, TooMany
 from ninefold.web.games import Mode, WebGame
 from ninefold.web.hub import Hub
+from ninefold.web.limits import RateLimit
 from ninefold.web.notation import read_start
 from ninefold.web.time_control import CLOCKS, WebTimeControl
 from ninefold.web.views import (
@@ -43,9 +49,11 @@ from ninefold.web.views import (
     MoveRequest,
     NewGame,
     PlyRequest,
+    Problem,
 )
 
 router = APIRouter()
+LIMITED = {**ERRORS, 429: {"model": Problem}}  # the routes a client's limits may refuse
 
 
 def answer(view_json: str) -> Response:
@@ -56,9 +64,10 @@ def answer(view_json: str) -> Response:
 
 
 async def change(hub: Hub, game_id: str, tok: str | None, act: Callable[[WebGame], None],
-                 ) -> Response:
+                 client: str = "") -> Response:
     """Load the game, let `act` change it (it raises `GameError` to refuse), store it
-    if no other request changed it meanwhile, and answer its view."""
+    if no other request changed it meanwhile and `client` may have the computer answer
+    (`Hub.may_think`), and answer its view."""
     store = hub.store
     game = await store.call(store.get, game_id)
     if await hub.settle(game):  # a time ran out before this request came
@@ -66,8 +75,9 @@ async def change(hub: Hub, game_id: str, tok: str | None, act: Callable[[WebGame
     changes = game.changes
     act(game)
     hub.answer_at_once(game)
+    hub.may_think(game, client)
     await store.call(store.save, game, changes)
-    return answer(await hub.changed(game, tok))
+    return answer(await hub.changed(game, tok, client))
 
 
 def _clock(req: NewGame) -> WebTimeControl | None:
@@ -80,8 +90,8 @@ def _clock(req: NewGame) -> WebTimeControl | None:
                  req.clock.capped)
 
 
-@router.post("/api/games", response_model=Created, status_code=201, responses=ERRORS)
-async def new_game(req: NewGame, hub: Live) -> Created:
+@router.post("/api/games", response_model=Created, status_code=201, responses=LIMITED)
+async def new_game(req: NewGame, hub: Live, client: Client, request: Request) -> Created:
     store = hub.store
     mode = Mode(req.mode)
     side = req.side if req.side != "random" else random.choice(["x", "o"])
@@ -98,8 +108,13 @@ async def new_game(req: NewGame, hub: Live) -> Created:
         raise IllegalMove(str(exc)) from None
     mine = tokens["x"] if side == "x" else tokens["o"]
     hub.answer_at_once(game)
+    hub.may_think(game, client)
+    rate: RateLimit = request.app.state.new_games
+    if (wait := rate.take(client)) > 0:
+        raise TooMany(f"too many new games: at most {rate.count} a minute from one "
+                      "address", wait)
     await store.call(store.add, game)
-    await hub.changed(game)
+    await hub.changed(game, client=client)
     view = hub.view(game, mine)
     links = Links(play=f"/g/{game.id}#t={mine}", watch=f"/g/{game.id}")
     if mode is Mode.ONLINE:
@@ -120,8 +135,9 @@ async def get_record(game_id: str, store: Store) -> str:
     return write_game(game.record())
 
 
-@router.post("/api/games/{game_id}/moves", response_model=GameView, responses=ERRORS)
-async def play(game_id: str, req: MoveRequest, tok: Token, hub: Live) -> Response:
+@router.post("/api/games/{game_id}/moves", response_model=GameView, responses=LIMITED)
+async def play(game_id: str, req: MoveRequest, tok: Token, hub: Live, client: Client,
+               ) -> Response:
     def move(game: WebGame) -> None:
         try:
             square = Move.parse(req.move)
@@ -129,16 +145,14 @@ async def play(game_id: str, req: MoveRequest, tok: Token, hub: Live) -> Respons
             raise IllegalMove(str(exc)) from None
         game.play(square, tok, req.ply, time.time())
 
-    return await change(hub, game_id, tok, move)
+    return await change(hub, game_id, tok, move, client)
 
 
 @router.post("/api/games/{game_id}/undo", response_model=GameView, responses=ERRORS)
 async def undo(game_id: str, req: PlyRequest, tok: Token, hub: Live) -> Response:
     def take_back(game: WebGame) -> None:
         game.undo(tok, req.ply)
-        task = hub.thinking.pop(game.id, None)
-        if task is not None:  # the computer's search is for a position now gone
-            task.cancel()
+        hub.stop_thinking(game.id)  # its search is for a position now gone
 
     return await change(hub, game_id, tok, take_back)
 
