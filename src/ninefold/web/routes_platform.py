@@ -29,7 +29,6 @@ with the turns' times, stderr and links (``static/platform-game.js``).
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path as FilePath
@@ -67,7 +66,8 @@ from ninefold.platform.store import (
 from ninefold.platform.uploads import ContestClosed, NotYours, UploadError, UploadLimit, submit
 from ninefold.protocols.clock import TimeControl
 from ninefold.rules import Board, Move, Rules, opening_moves
-from ninefold.web.errors import Forbidden, GameError, IllegalMove, NotFound
+from ninefold.web.errors import Forbidden, GameError, IllegalMove, NotFound, TooMany
+from ninefold.web.limits import client_key
 from ninefold.web.platform import MAX_UPLOAD_BYTES, Platform
 from ninefold.web.platform_views import (
     BOT_NAME,
@@ -120,6 +120,12 @@ class Capped(GameError):
     """An upload past its author's caps (`ninefold.platform.limits.PlatformLimits`)."""
 
     status = 429
+
+
+class Overloaded(TooMany):
+    """The password hashing's queue is full: try again in a moment."""
+
+    status = 503
 
 
 class Conflict(GameError):
@@ -182,17 +188,9 @@ Signed = Annotated[User, Depends(signed_in)]
 
 def client_of(request: Request) -> str:
     """The client a request counts as for the rate limits: its address as uvicorn gives
-    it (a proxy's ``X-Forwarded-For`` only where ``--forwarded-allow-ips`` trusts it)."""
-    return request.client.host if request.client else ""
-
-
-def refused(status: int, text: str, seconds: float) -> HTTPException:
-    """A refusal to try again in `seconds` (``Retry-After``: whole seconds, at least 1).
-
-    >>> refused(429, "slow down", 0.2).headers
-    {'Retry-After': '1'}
-    """
-    return HTTPException(status, text, headers={"Retry-After": str(max(1, math.ceil(seconds)))})
+    it (a proxy's ``X-Forwarded-For`` only where ``--forwarded-allow-ips`` trusts it),
+    an IPv6 address's /64 block (`ninefold.web.limits.client_key`)."""
+    return client_key(request.client.host if request.client else None)
 
 
 async def hashing(accounts: Accounts, work: Callable[[], T]) -> T:
@@ -201,9 +199,9 @@ async def hashing(accounts: Accounts, work: Callable[[], T]) -> T:
     try:
         return await accounts.hashing.run(work)
     except RateLimited as exc:
-        raise refused(429, str(exc), exc.retry_after) from None
+        raise TooMany(str(exc), exc.retry_after) from None
     except Busy as exc:
-        raise refused(503, str(exc), 1.0) from None
+        raise Overloaded(str(exc), 1.0) from None
 
 
 def set_cookie(request: Request, response: Response, token: str) -> None:
