@@ -106,6 +106,19 @@ def test_every_kind_unpacks(tmp_path, kind):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["child", "dest"]
 
 
+def test_the_reader_runs_from_a_checkout_under_tmp(tmp_path, monkeypatch):
+    """A clone (or a virtual environment) under /tmp, as a CI's may be: its folders are
+    bound under the sandbox's /tmp, which must not then collide with /tmp's link (bwrap:
+    "Can't make symlink at /tmp: File exists")."""
+    from ninefold.platform import unpacker
+
+    assert tmp_path.is_relative_to("/tmp")
+    found = unpacker.interpreter_paths()
+    monkeypatch.setattr(unpacker, "interpreter_paths", lambda: [*found, tmp_path])
+    name, data = pack({"main.py": "print(1)\n"}, "bot", "zip")
+    assert sandbox.unpack(data, name, tmp_path / "child") == ["main.py"]
+
+
 def test_the_content_decides_the_kind_not_the_name(tmp_path):
     _, data = pack({"main.py": "x"}, "bot", "tar.gz")
     assert unpack(data, "bot.zip", tmp_path / "dest") == ["main.py"]

@@ -219,6 +219,12 @@ def _jail(limits: Limits, binds: Sequence[Path] = ()) -> list[str]:
         for path in sorted(glob.glob(pattern)):
             jail += ["--ro-bind", path, path]
     made: set[Path] = set()
+    # a folder under /tmp (a clone or virtual environment there) is bound inside a /tmp of
+    # its own, which then replaces the link to /bot/.tmp (bwrap cannot link over it)
+    tmp_bound = any(Path(folder).is_relative_to("/tmp") for folder in binds)
+    if tmp_bound:
+        jail += ["--size", str(limits.disk_mb << 20), "--tmpfs", "/tmp"]
+        made.add(Path("/tmp"))
     for folder in binds:  # their parents made searchable (bwrap's own would be 0700)
         for parent in (*reversed(folder.parents[:-1]), folder):
             if parent not in made:
@@ -227,7 +233,7 @@ def _jail(limits: Limits, binds: Sequence[Path] = ()) -> list[str]:
         jail += ["--ro-bind", str(folder), str(folder)]
     jail += ["--proc", "/proc", "--dev", "/dev",
              "--size", str(limits.disk_mb << 20), "--tmpfs", "/bot",
-             "--symlink", "bot/.tmp", "/tmp",
+             *([] if tmp_bound else ["--symlink", "bot/.tmp", "/tmp"]),
              "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/bot",
              "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/bot",
              "--setenv", "LANG", "C.UTF-8", "--"]
