@@ -117,7 +117,7 @@ class RateLimit:
     At most `keys` keys are remembered (the least recently used is forgotten first).
     Thread-safe; `clock` tells the time in seconds."""
 
-    def __init__(self, count: int, window_s: float, *, keys: int = 100_000,
+    def __init__(self, count: int, window_s: float = 60.0, *, keys: int = 100_000,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.count, self.window_s, self.keys, self.clock = count, window_s, keys, clock
         self._events: OrderedDict[str, deque[float]] = OrderedDict()

@@ -32,11 +32,9 @@ import dataclasses
 import ipaddress
 import json
 import math
-import time
-from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from ninefold.platform.limits import RateLimit  # the platform's log-ins count alike
 from ninefold.web.body_limit import MAX_BODY_BYTES
 
 IPV6_BLOCK = 64  # the prefix one IPv6 client is counted by
@@ -86,50 +84,6 @@ def client_key(host: str | None) -> str:
             return str(address.ipv4_mapped)
         return str(ipaddress.ip_network(f"{address}/{IPV6_BLOCK}", strict=False))
     return str(address)
-
-
-class RateLimit:
-    """At most `count` events per client in any `window_s` seconds (a sliding window),
-    timed by `clock` (seconds; a test drives its own); a `count` of 0 is no limit.
-
-    >>> now = [0.0]
-    >>> rate = RateLimit(2, 60.0, clock=lambda: now[0])
-    >>> rate.take("a"), rate.take("a"), rate.take("a"), rate.take("b")
-    (0.0, 0.0, 60.0, 0.0)
-    >>> now[0] = 59.5; rate.take("a")
-    0.5
-    >>> now[0] = 60.0; rate.take("a")
-    0.0
-    """
-
-    def __init__(self, count: int, window_s: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.count = count
-        self.window_s = window_s
-        self.clock = clock
-        self._times: dict[str, deque[float]] = {}  # each client's events in the window
-        self._swept = clock()
-
-    def take(self, client: str) -> float:
-        """Count an event of `client` and answer 0.0 if it is within the limit; else count
-        nothing and answer the seconds until it would be."""
-        if self.count <= 0:
-            return 0.0
-        now = self.clock()
-        if now - self._swept >= self.window_s:  # forget the clients gone quiet (memory)
-            self._sweep(now)
-        times = self._times.setdefault(client, deque())
-        while times and times[0] <= now - self.window_s:
-            times.popleft()
-        if len(times) >= self.count:
-            return times[0] + self.window_s - now
-        times.append(now)
-        return 0.0
-
-    def _sweep(self, now: float) -> None:
-        self._swept = now
-        for client in [c for c, t in self._times.items() if not t or t[-1] <= now - self.window_s]:
-            del self._times[client]
 
 
 def retry_after(seconds: float) -> str:
