@@ -18,8 +18,9 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 import websockets.sync.client as ws_client
+from controls import control
 from fastapi.testclient import TestClient
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from webserver import start_server, stop_server
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -68,8 +69,10 @@ def test_a_client_making_games_past_the_default_rate_is_refused_429(tmp_path, co
             assert r.status_code == 201, r.text
         r = client.post("/api/games", json={"mode": "local"}, headers=address("192.0.2.1"))
         assert r.status_code == 429
-        assert r.json()["detail"] == "too many new games: at most 30 a minute from one address"
-        assert 1 <= int(r.headers["Retry-After"]) <= 60
+        wait = int(r.headers["Retry-After"])
+        assert 1 <= wait <= 60
+        assert r.json()["detail"] == ("too many new games: at most 30 a minute from one "
+                                      f"address (try again in {wait} s)")
         r = client.post("/api/games", json={"mode": "local"}, headers=address("192.0.2.2"))
         assert r.status_code == 201, r.text
 
@@ -92,6 +95,7 @@ def test_the_games_rate_is_a_sliding_minute(tmp_path, computer):
         now[0] += 20
         refused = make()
         assert refused.status_code == 429 and refused.headers["Retry-After"] == "10"
+        assert refused.json()["detail"].endswith("(try again in 10 s)")
         # the same /64 is the same client: a fresh IPv6 address does not help
         assert client.post("/api/games", json={"mode": "online"},
                            headers=address("2001:db8::2:3")).status_code == 429
@@ -386,3 +390,22 @@ def test_a_page_of_another_origin_cannot_open_the_live_socket(page: Page, limite
     assert page.evaluate(OPEN_SOCKET, url) == "closed 1006"  # the handshake was refused
     page.goto(limited_server + f"/g/{game}")  # the game's own page: the same script opens
     assert page.evaluate(OPEN_SOCKET, url) == "open"
+
+
+def test_the_start_page_says_in_one_line_when_a_client_made_too_many_games(
+        page: Page, limited_server, shots):
+    """The page's own client (127.0.0.1) makes its 2 games of the minute, then a third is
+    refused: the page stays on the form and says why."""
+    for expected in ["to move", "to move", "too many new games"]:
+        page.goto(limited_server + "/")
+        page.check("input[name=mode][value=local]")
+        control(page, "start-game").click()
+        if expected == "to move":
+            expect(page.get_by_test_id("status")).to_contain_text("to move")
+    refusal = page.get_by_role("alert")
+    expect(refusal).to_contain_text("too many new games: at most 2 a minute from one address")
+    expect(control(page, "start-game")).to_be_visible()  # the form, to try again later
+    page.screenshot(path=shots / "web_limits_refused.png", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.emulate_media(color_scheme="dark")
+    page.screenshot(path=shots / "web_limits_refused_phone_dark.png", full_page=True)

@@ -38,7 +38,7 @@ from ninefold.web.dependencies import Client, Live, Store, Token
 from ninefold.web.errors import GameError, IllegalMove, Stale, TooMany
 from ninefold.web.games import Mode, WebGame
 from ninefold.web.hub import Hub
-from ninefold.web.limits import RateLimit
+from ninefold.web.limits import RateLimit, retry_after
 from ninefold.web.notation import read_start
 from ninefold.web.time_control import CLOCKS, WebTimeControl
 from ninefold.web.views import (
@@ -112,7 +112,7 @@ async def new_game(req: NewGame, hub: Live, client: Client, request: Request) ->
     rate: RateLimit = request.app.state.new_games
     if (wait := rate.take(client)) > 0:
         raise TooMany(f"too many new games: at most {rate.count} a minute from one "
-                      "address", wait)
+                      f"address (try again in {retry_after(wait)} s)", wait)
     await store.call(store.add, game)
     await hub.changed(game, client=client)
     view = hub.view(game, mine)
