@@ -39,7 +39,9 @@ LONG_MS = 600_000  # ten minutes: a search this long that ends was stopped
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     app = create_app(tmp_path_factory.mktemp("analysis") / "web.sqlite", Computer(workers=1))
-    app.state.analyst = Analyst(slots=1, max_ms=LONG_MS)  # the lifespan closes this one
+    # the lifespan closes this one; one client asks for every analysis here, so no cap
+    # on a client's (test_web_limits.py tests it)
+    app.state.analyst = Analyst(slots=1, max_ms=LONG_MS, per_client=0)
     with TestClient(app) as c:
         yield c
 
