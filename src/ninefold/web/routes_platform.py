@@ -256,9 +256,11 @@ def game_row(store: Store, game_id: int) -> GameRow:
 # --- the routes ---------------------------------------------------------------------
 
 router = APIRouter(prefix="/api/platform", tags=["platform"])
+# sign-up and log-in: also rate-limited (429) and hashed in a bounded pool (503)
+HASHED = {**ERRORS, 429: ERRORS[403], 503: ERRORS[403]}
 
 
-@router.post("/signup", response_model=Me, status_code=201, responses=ERRORS)
+@router.post("/signup", response_model=Me, status_code=201, responses=HASHED)
 async def sign_up(req: Credentials, request: Request, response: Response,
                   accounts: PlatformAccounts) -> Me:
     address = client_of(request)
@@ -276,7 +278,7 @@ async def sign_up(req: Credentials, request: Request, response: Response,
     return me(u)
 
 
-@router.post("/login", response_model=Me, responses={**ERRORS, 401: ERRORS[403]})
+@router.post("/login", response_model=Me, responses={**HASHED, 401: ERRORS[403]})
 async def log_in(req: Credentials, request: Request, response: Response,
                  accounts: PlatformAccounts) -> Me:
     address = client_of(request)
