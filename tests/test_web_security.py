@@ -148,3 +148,24 @@ def test_sessions_are_listed_and_revoked_over_the_api(site):
     assert [s["kind"] for s in site.get("/api/platform/sessions").json()] == ["cookie"]
     assert site.delete(f"/api/platform/sessions/{rows[1]['id']}").status_code == 204
     assert site.get("/api/platform/me").status_code == 401  # signed out of this browser
+
+
+def test_the_origins_serve_allows_may_post_and_any_never(tmp_path):
+    """`serve --allow-origin` (WebLimits.allowed_origins) is one list for the sockets and
+    the posts; ``*`` opens the sockets to every page but never lets another site post."""
+    from ninefold.web.limits import WebLimits
+
+    computer = Computer(workers=1)
+    try:
+        for allowed, admin_may_post in ((("https://admin.example.org",), True), (("*",), False)):
+            app = create_app(tmp_path / f"{admin_may_post}.sqlite", computer,
+                             limits=WebLimits(allowed_origins=allowed))
+            with TestClient(app) as client:
+                r = client.post("/api/games", json={"mode": "local"},
+                                headers={"Origin": "https://admin.example.org"})
+                assert (r.status_code != 403) is admin_may_post, r.text
+                r = client.post("/api/games", json={"mode": "local"},
+                                headers={"Origin": "https://evil.example"})
+                assert r.status_code == 403, r.text
+    finally:
+        computer.close()

@@ -49,7 +49,8 @@ def serve(
                                             "waiting or running at once (0: no limit)."),
     allow_origin: Annotated[list[str] | None, typer.Option(
         metavar="ORIGIN", help="A page origin (https://host[:port]) that may open the "
-        "WebSockets besides the server's own; repeatable; * for any.")] = None,
+        "WebSockets and post changes besides the server's own; repeatable; * lets any "
+        "page open the WebSockets (never post).")] = None,
 ) -> None:
     """Serve the web board: play the computer or a friend by link (Ctrl-C stops)."""
     import uvicorn

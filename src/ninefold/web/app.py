@@ -69,7 +69,7 @@ from ninefold.web.platform import MAX_UPLOAD_BYTES, Platform
 from ninefold.web.routes_platform import UPLOAD_PATH
 from ninefold.web.routes_platform import pages as platform_pages
 from ninefold.web.routes_platform import router as platform_router
-from ninefold.web.security import BrowserGuard
+from ninefold.web.security import BrowserGuard, BrowserPolicy
 from ninefold.web.store import GameStore
 
 if TYPE_CHECKING:
@@ -123,7 +123,10 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     app.add_middleware(OriginCheck, allowed=limits.allowed_origins)  # WebSockets only
     app.add_middleware(BodyLimit, limit=limits.max_body_bytes,
                        uploads=(UPLOAD_PATH, MAX_UPLOAD_BYTES + 65536))
-    app.add_middleware(BrowserGuard)  # outermost: headers on every answer, other sites' posts 403
+    # outermost: headers on every answer, other sites' posts 403 (the origins allowed to open
+    # the sockets may post too; "*" opens the sockets to any page, never the posts)
+    trusted = tuple(o for o in limits.allowed_origins if o != "*")
+    app.add_middleware(BrowserGuard, policy=BrowserPolicy(trusted_origins=trusted))
     app.include_router(routes_games.router)  # first: the routes asked most, matched first
     analysis.mount(app, Analyst(per_client=limits.analyses_per_client,
                                 max_waiting=limits.analyses_waiting))  # app.state.analyst
