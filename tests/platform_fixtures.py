@@ -194,3 +194,13 @@ def tar_gz_bomb(size: int, *, pax: bool = False) -> bytes:
     deflated, crc = deflated_zeros(size, header)
     gzip_header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"
     return gzip_header + deflated + struct.pack("<2L", crc, (len(header) + size) & 0xFFFFFFFF)
+
+
+class Clock:
+    """A clock the test moves (the accounts' and the rate limits' tests)."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from argon2 import PasswordHasher
+from platform_fixtures import Clock
 
 from ninefold.platform.accounts import (
     DAY,
@@ -22,16 +23,6 @@ from ninefold.platform.accounts import (
 )
 from ninefold.platform.store import Store
 from ninefold.web.platform import Platform
-
-
-class Clock:
-    """A clock the test moves."""
-
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

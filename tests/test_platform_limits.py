@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from platform_fixtures import bot_archive
+from platform_fixtures import Clock, bot_archive
 
 from ninefold.platform import accounts as accounts_module
 from ninefold.platform.accounts import Accounts, AuthError, hash_password
@@ -24,16 +24,6 @@ from ninefold.web.app import create_app
 from ninefold.web.computer import Computer
 
 PASSWORD = "correct horse battery"
-
-
-class Clock:
-    """A clock the test moves."""
-
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -88,16 +88,23 @@ def read(lines: Iterable[str]) -> tuple[str, dict[str, Move]]:
     return root, strategy
 
 
-def check(lines: Iterable[str]) -> Report:
-    """Verify a certificate with the reference `Board` alone; `CertificateError`
-    naming the position where it fails."""
-    root, strategy = read(lines)
+def root_board(root: str) -> Board:
+    """The board of a strategy's root position: a running game with X to move, or a
+    `CertificateError` saying why not."""
     try:
         board = Board.from_position(root)
     except InvalidPositionError as exc:
         raise CertificateError(f"the root {root!r} is not a position: {exc}") from None
     if board.turn is not X or board.is_game_over():
         raise CertificateError(f"the root {root!r} is not a running game with X to move")
+    return board
+
+
+def check(lines: Iterable[str]) -> Report:
+    """Verify a certificate with the reference `Board` alone; `CertificateError`
+    naming the position where it fails."""
+    root, strategy = read(lines)
+    board = root_board(root)
     longest = plies_to_win(board, strategy)
     return Report(root, len(longest), longest[root], len(strategy) - len(longest))
 

@@ -31,8 +31,8 @@ import numpy as np
 from ninefold import kernel
 from ninefold.jitcache import njit
 from ninefold.kernel import FORCED, RESULT, SIDE, STATE_SIZE, legal_actions, play
-from ninefold.proof.certificate import CertificateError
-from ninefold.rules import Board, InvalidPositionError, X
+from ninefold.proof.certificate import CertificateError, root_board
+from ninefold.rules import Board
 
 if TYPE_CHECKING:
     from ninefold.proof.search import Strategy
@@ -180,12 +180,7 @@ Walk = tuple[np.ndarray, np.ndarray, np.ndarray]  # keys (n, 3), X's actions, pl
 
 def _walked(root: str, reading: bool, moves: np.ndarray, source: np.ndarray,
             entries: int) -> Walk:
-    try:
-        board = Board.from_position(root)
-    except InvalidPositionError as exc:
-        raise CertificateError(f"the root {root!r} is not a position: {exc}") from None
-    if board.turn is not X or board.is_game_over():
-        raise CertificateError(f"the root {root!r} is not a running game with X to move")
+    board = root_board(root)
     table = new_table(entries)
     actions = np.zeros(entries, np.uint8)
     plies = np.zeros(entries, np.int16)
