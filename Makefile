@@ -36,7 +36,7 @@ debs:
 		(apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null); \
 	else echo "missing$$missing and not root: the tests that need them will be skipped"; fi
 
-# `make test`: the loop a developer runs (under 8 minutes on two cores): the checks and every
+# `make test`: the loop a developer runs: the checks and every
 # test but the long runs marked `slow`; `make test-all` (what CI runs, .ci/run): everything.
 test: checks
 	$(PY) -m pytest -m "not slow"
