@@ -7,11 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import queue
 import random
 import re
 import sys
-import threading
 import time
 from urllib.parse import quote
 
@@ -19,6 +17,7 @@ import pytest
 from controls import control
 from fastapi.testclient import TestClient
 from playwright.sync_api import Page, expect
+from webserver import receive
 
 from ninefold.players import LADDER, parse_spec
 from ninefold.players.analysis import MIN_VISITS
@@ -48,16 +47,6 @@ def client(tmp_path_factory):
 
 def analyst(client) -> Analyst:
     return client.app.state.analyst
-
-
-def receive(ws, timeout: float = 60.0) -> dict:
-    """The socket's next message, or a failure after `timeout` s (never a hung test)."""
-    box: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: box.put(ws.receive_json()), daemon=True).start()
-    try:
-        return box.get(timeout=timeout)
-    except queue.Empty:
-        raise AssertionError(f"no message in {timeout} s") from None
 
 
 def until_done(ws) -> list[dict]:

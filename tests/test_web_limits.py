@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import http.server
 import json
-import queue
 import threading
 import time
 from collections.abc import Iterator
@@ -22,7 +21,7 @@ from controls import control
 from fastapi.testclient import TestClient
 from playwright.sync_api import Page, expect
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
-from webserver import start_server, stop_server
+from webserver import receive, start_server, stop_server
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from ninefold.players.level import forced_move
@@ -206,16 +205,6 @@ def test_the_computers_workers_take_waiting_moves_client_by_client():
 
 
 # --- analyses ----------------------------------------------------------------------------
-
-
-def receive(ws, timeout: float = 120.0) -> dict:
-    """The socket's next message, or a failure after `timeout` s (never a hung test)."""
-    box: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: box.put(ws.receive_json()), daemon=True).start()
-    try:
-        return box.get(timeout=timeout)
-    except queue.Empty:
-        raise AssertionError(f"no message in {timeout} s") from None
 
 
 def test_a_client_may_have_two_analyses_under_way_and_the_queue_is_bounded(tmp_path,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import queue
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 
@@ -48,3 +50,14 @@ def alive(pid: int) -> bool:
     """The process runs (it exists and is not a zombie)."""
     fields = _stat(pid)
     return fields is not None and fields[0] != "Z"
+
+
+def receive(ws, timeout: float = 120.0) -> dict:
+    """A WebSocket's next message (JSON), or a failure after `timeout` s (never a hung
+    test)."""
+    box: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: box.put(ws.receive_json()), daemon=True).start()
+    try:
+        return box.get(timeout=timeout)
+    except queue.Empty:
+        raise AssertionError(f"no message in {timeout} s") from None
