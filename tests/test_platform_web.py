@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -102,6 +103,21 @@ def alice_bots(site, contest):
         assert v["status"] == "active", v
         made.append(v)
     return alice, made
+
+
+def play_with_a_worker(store: Store, games: list[int], cache: Path) -> None:
+    """Run a match worker in a thread until `games` are done (at most 120 s)."""
+    stop = threading.Event()
+    worker = threading.Thread(target=work, args=(store, "test-worker", cache, stop))
+    worker.start()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and any(
+                store.game(g).status != "done" for g in games):
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        worker.join()
 
 
 def test_cookie_is_http_only_and_same_site(site):
@@ -345,17 +361,7 @@ def test_house_bots_and_test_games_that_change_no_rating(site, contest, alice_bo
     tests = r.json()["games"]
     assert [g["ranked"] for g in tests] == [False, False]
     store = Store(url)
-    stop = threading.Event()
-    worker = threading.Thread(target=work, args=(store, "test-worker", tmp / "cache", stop))
-    worker.start()
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and any(
-                store.game(g["id"]).status != "done" for g in tests):
-            time.sleep(0.2)
-    finally:
-        stop.set()
-        worker.join()
+    play_with_a_worker(store, [g["id"] for g in tests], tmp / "cache")
     schedule_once(store, 0, random.Random(1))
     for g in tests:
         game = store.game(g["id"])
@@ -463,17 +469,7 @@ def test_test_games_asked_twice_are_queued_once_and_show_each_turn(site, contest
     assert again.status_code == 409 and "waiting already" in again.json()["detail"]
     tests = [g["id"] for g in r.json()["games"]]
     store = Store(url)
-    stop = threading.Event()
-    worker = threading.Thread(target=work, args=(store, "test-worker", tmp / "cache", stop))
-    worker.start()
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and any(
-                store.game(g).status != "done" for g in tests):
-            time.sleep(0.2)
-    finally:
-        stop.set()
-        worker.join()
+    play_with_a_worker(store, tests, tmp / "cache")
     for game_id in tests:
         game = store.game(game_id)
         assert game.result, game
