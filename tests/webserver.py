@@ -7,14 +7,18 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 
-def start_server(db: Path, port: int = 0, *more: str) -> tuple[subprocess.Popen[str], str]:
-    """Start the server on `db` (`more`: further options); returns the process and its
+def start_server(db: Path, port: int = 0, *more: str,
+                 ninefold: Sequence[str] = (sys.executable, "-m", "ninefold.cli"),
+                 env: Mapping[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    """Start the server on `db` (`more`: further options; `ninefold`: the command, e.g.
+    another venv's console script; `env`: its environment); returns the process and its
     base URL (no slash)."""
-    proc = subprocess.Popen([sys.executable, "-m", "ninefold.cli", "serve", "--port", str(port),
-                             "--db", str(db), *more], stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([*ninefold, "serve", "--port", str(port), "--db", str(db), *more],
+                            stderr=subprocess.PIPE, text=True, env=env)
     assert proc.stderr is not None
     line = proc.stderr.readline()
     found = re.search(r"http://[\d.]+:\d+/", line)

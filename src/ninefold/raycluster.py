@@ -22,6 +22,8 @@ from __future__ import annotations
 import socket
 from typing import Any
 
+from ninefold.extras import MissingExtra, require
+
 RETRIES = 3  # times Ray runs a task again after its worker or node died
 CONNECT_S = 5.0  # how long a head's port may take to answer
 
@@ -39,9 +41,11 @@ def one_line(exc: BaseException) -> str:
 def ray_module() -> Any:
     """The ``ray`` package, or a `ClusterError` that says how to install it."""
     try:
-        import ray
-    except ImportError:
-        raise ClusterError("Ray is not installed: pip install 'ninefold[cluster]'") from None
+        require("cluster", "--ray")
+    except MissingExtra as exc:
+        raise ClusterError(str(exc)) from None
+    import ray
+
     return ray
 
 

@@ -34,6 +34,7 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 import ninefold
+from ninefold.extras import as_missing_extra
 from ninefold.options import FALSE, TRUE
 from ninefold.rules import Board, Move, Rules
 
@@ -174,7 +175,14 @@ class _Root(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         with _ending_quietly():
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except ModuleNotFoundError as exc:  # an extra's package: the line that installs it
+                what = " ".join(["ninefold", *filter(None, [ctx.invoked_subcommand])])
+                missing = as_missing_extra(exc, what)
+                if missing is None:
+                    raise
+                _fail(str(missing))
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ninefold.cli import _fail, app, console, err
+from ninefold.extras import require
 from ninefold.options import clip
 from ninefold.platform import DB_URL_VARIABLE
 from ninefold.platform.archive import ArchiveLimits
@@ -55,7 +56,9 @@ SERVER_HELP = "The platform's web address (env NINEFOLD_SERVER)."
 TIME_HELP = "{} this time: ISO 8601, UTC unless an offset is given (empty: no limit)."
 
 
-def _store(url: str) -> Store:  # the store's module loads SQLAlchemy: only when asked
+def _store(url: str, what: str = "ninefold platform") -> Store:  # SQLAlchemy: only when asked
+    """The platform's database; `what` (the command) needs the platform extra."""
+    require("platform", what)
     from ninefold.platform.store import Store
 
     try:

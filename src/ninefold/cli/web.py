@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ninefold.cli import _fail, app, err
+from ninefold.extras import require
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -64,6 +65,8 @@ def serve(
                        analyses_per_client=analyses_per_client,
                        allowed_origins=tuple(allow_origin or ()))
 
+    if is_postgres(db):
+        require("platform", "ninefold serve --db postgresql")
     if processes > 1 and not is_postgres(db):
         _fail(f"--processes {processes} needs the games in PostgreSQL "
               "(--db postgresql+psycopg://...): a SQLite file serves one process")
@@ -77,7 +80,7 @@ def serve(
     if platform:
         from ninefold.cli.platform import _store
 
-        _store(platform)  # a one-line error now rather than a traceback from the app
+        _store(platform, "ninefold serve --platform")  # one line now, not a traceback later
     try:
         application: FastAPI | str
         if processes == 1:

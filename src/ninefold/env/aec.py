@@ -33,15 +33,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle, seeding
-from pettingzoo import AECEnv
-from pettingzoo.utils import AgentSelector, wrappers
 
 from ninefold.env.batch import OBS_SHAPE
 from ninefold.env.game import Game
 from ninefold.env.render import ansi, rgb_array
+from ninefold.extras import require
 from ninefold.rules import Rules
+
+require("rl", "ninefold.env.aec")  # Gymnasium, PettingZoo: else the line that installs them
+from gymnasium import spaces  # noqa: E402
+from gymnasium.utils import EzPickle, seeding  # noqa: E402
+from pettingzoo import AECEnv  # noqa: E402
+from pettingzoo.utils import AgentSelector, wrappers  # noqa: E402
 
 AGENTS = ("player_0", "player_1")
 

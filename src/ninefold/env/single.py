@@ -28,16 +28,20 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
 
-from ninefold.env.aec import observation_space
 from ninefold.env.batch import IllegalActionError
 from ninefold.env.game import Game
 from ninefold.env.render import ansi, rgb_array
+from ninefold.extras import require
 from ninefold.players import Limit, Player, make_player, parse_spec, player_kind
 from ninefold.rules import Move, Rules
+
+require("rl", "ninefold.env.single")  # Gymnasium: else one line that says how to install it
+import gymnasium  # noqa: E402
+from gymnasium import spaces  # noqa: E402
+
+from ninefold.env.aec import observation_space  # noqa: E402
 
 PLAY_AS = ("x", "o", "random")
 
@@ -74,6 +78,9 @@ class UTTTEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray],
                                                               dict[str, Any]]:
+        """A new game (the opponent's first moves played if it moves first): the
+        observation and the info. `seed` seeds the opening, the side and the opponent;
+        `options` is not used."""
         super().reset(seed=seed)
         if seed is not None:
             self._seed_opponent(int(self.np_random.integers(2**62)))
@@ -90,6 +97,9 @@ class UTTTEnv(gymnasium.Env):
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool,
                                          dict[str, Any]]:
+        """Play `action` (``9 * board + cell``) and the opponent's replies: the
+        observation, the reward, whether the game ended, False (never truncated) and
+        the info."""
         if self._done:
             raise RuntimeError("the game is over: call reset() before step()")
         try:
@@ -112,6 +122,8 @@ class UTTTEnv(gymnasium.Env):
         return self._mask().astype(bool)
 
     def render(self) -> str | np.ndarray | None:
+        """The board as text (``render_mode="ansi"``), as an RGB array (``"rgb_array"``),
+        or None."""
         if self.render_mode is None:
             return None
         return ansi(self._board) if self.render_mode == "ansi" else rgb_array(self._board)

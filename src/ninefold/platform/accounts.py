@@ -23,7 +23,6 @@ True
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 import secrets
 import time
@@ -32,6 +31,7 @@ from collections.abc import Callable
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from ninefold.platform import token_hash
 from ninefold.platform.limits import (
     BoundedPool,
     PlatformLimits,
@@ -93,12 +93,6 @@ def verify_password(password_hash: str, password: str) -> bool:
 def _dummy_hash() -> str:
     """What an unknown name's password is checked against, to take as long as a known one."""
     return hash_password(secrets.token_urlsafe(16))
-
-
-def token_hash(token: str) -> str:
-    """The sha256 (hex) under which a session's token is stored (and a web game's seat
-    token: `ninefold.web.games`)."""
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def new_token() -> tuple[str, str]:

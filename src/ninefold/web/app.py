@@ -65,15 +65,12 @@ from ninefold.web.errors import add_handlers
 from ninefold.web.hub import Hub
 from ninefold.web.limits import RateLimit, WebLimits
 from ninefold.web.origin import OriginCheck
-from ninefold.web.platform import MAX_UPLOAD_BYTES, Platform
-from ninefold.web.routes_platform import UPLOAD_PATH
-from ninefold.web.routes_platform import pages as platform_pages
-from ninefold.web.routes_platform import router as platform_router
 from ninefold.web.security import BrowserGuard, BrowserPolicy
 from ninefold.web.store import GameStore
 
 if TYPE_CHECKING:
     from ninefold.web.notify import Listener
+    from ninefold.web.platform import Platform
 
 __all__ = ["MAX_BODY_BYTES", "create_app"]
 
@@ -118,11 +115,17 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     app.state.hub = Hub(store, computer or Computer(), limits.computer_moves_per_client)
     app.state.new_games = RateLimit(limits.games_per_minute)  # per client, a minute
     app.state.arena = ArenaResults(db)
-    app.state.platform = Platform.open(platform_url, workers) if platform_url else None
+    app.state.platform = None
+    uploads = None  # the platform's upload route: a larger body, streamed
+    if platform_url:  # its modules (and the platform extra's packages) only then
+        from ninefold.web.platform import MAX_UPLOAD_BYTES, Platform
+        from ninefold.web.routes_platform import UPLOAD_PATH
+
+        app.state.platform = Platform.open(platform_url, workers)
+        uploads = (UPLOAD_PATH, MAX_UPLOAD_BYTES + 65536)
     add_handlers(app)
     app.add_middleware(OriginCheck, allowed=limits.allowed_origins)  # WebSockets only
-    app.add_middleware(BodyLimit, limit=limits.max_body_bytes,
-                       uploads=(UPLOAD_PATH, MAX_UPLOAD_BYTES + 65536))
+    app.add_middleware(BodyLimit, limit=limits.max_body_bytes, uploads=uploads)
     # outermost: headers on every answer, other sites' posts 403 (the origins allowed to open
     # the sockets may post too; "*" opens the sockets to any page, never the posts)
     trusted = tuple(o for o in limits.allowed_origins if o != "*")
@@ -131,6 +134,9 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     analysis.mount(app, Analyst(per_client=limits.analyses_per_client,
                                 max_waiting=limits.analyses_waiting))  # app.state.analyst
     if platform_url:
+        from ninefold.web.routes_platform import pages as platform_pages
+        from ninefold.web.routes_platform import router as platform_router
+
         app.include_router(platform_router)
         app.include_router(platform_pages)
     app.include_router(routes_viewer.router)

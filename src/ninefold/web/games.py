@@ -6,7 +6,7 @@ with every move and take-back, so asking about the position never replays
 the game; reading a game again builds its board from the one kept from its
 last read (`KeptBoards`), playing only the moves made since. Each seat a
 person holds has a secret token; the server keeps only its SHA-256
-(`ninefold.platform.accounts.token_hash`), and a request proves its seat by
+(`ninefold.platform.token_hash`), and a request proves its seat by
 sending the token. Three kinds of game (`Mode`):
 
 - ``computer``: the creator holds one side, a level 1-10 player the other; in
@@ -45,7 +45,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from ninefold.platform.accounts import token_hash
+from ninefold.platform import token_hash
 from ninefold.players import proof
 from ninefold.records import Game
 from ninefold.rules import (
