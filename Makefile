@@ -1,40 +1,60 @@
-# Two commands do all the set-up: `make run` and `make test`.
+# Two commands do all the set-up: `make run` (what it runs: the web board and the platform)
+# and `make test` (everything the tests need); one venv, one stamp per install set, so
+# `make run` then `make test` adds the test set to the same venv.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+RUN_STAMP := $(VENV)/.installed-run
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-all checks lint bench clean debs
+.PHONY: run test test-all checks lint bench clean debs run-debs
 
-$(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+$(PY):
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	@# the CPU build of torch (the RL example's tests); a bare "torch" would pull GBs of CUDA
+
+$(RUN_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[platform]'
+	$(VENV)/bin/ninefold warmup
+	touch $(RUN_STAMP)
+
+$(STAMP): pyproject.toml | $(PY)
+	@# the CPU build of torch (training's and the RL example's tests); a bare "torch" would
+	@# pull GBs of CUDA
 	$(PY) -m pip install --quiet 'torch==2.13.0' || echo "torch 2.13.0 not found: pip picks one"
 	$(PY) -m pip install --quiet -e '.[test]'
 	$(VENV)/bin/ninefold warmup
 	touch $(STAMP)
 
-run: $(STAMP) debs  # the web board and the contest platform, one match worker
+run: $(RUN_STAMP) run-debs  # the web board and the contest platform, one match worker
 	$(VENV)/bin/ninefold serve --platform sqlite:///ninefold-platform.sqlite --workers 1
 
-# Debian packages: the browser tests drive chromium, the platform sandboxes bots with
-# bubblewrap, its storage tests start a PostgreSQL server, .rar uploads are read by libarchive
-# (libarchive13), the sandbox's seccomp filter is compiled by libseccomp2, and it compiles Rust,
-# Go and JavaScript bots with Debian's rustc, go and node (recipes.toml). As root, install what
-# is missing.
-DEBS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap /usr/lib/postgresql:postgresql \
-	/usr/bin/rustc:rustc /usr/bin/go:golang-go /usr/bin/node:nodejs
-DEBS += /usr/share/doc/libarchive13:libarchive13 /usr/share/doc/libseccomp2:libseccomp2
-debs:
-	@missing=""; for pair in $(DEBS); do \
+# Debian packages; as root, what is missing is installed with apt-get:
+# make run: bubblewrap libseccomp2 libarchive13 python3 default-jdk-headless gcc g++ rustc golang-go nodejs
+# make test: the same, and chromium postgresql
+# (bubblewrap: the platform's sandbox around every compile and game; libseccomp2: its seccomp
+# filter; libarchive13: .rar uploads; then the compiler of each language in recipes.toml:
+# Python, Java, C, C++, Rust, Go, JavaScript; chromium: the browser tests; postgresql: the
+# storage tests' server). Each is a path that shows it installed, and its package.
+RUN_DEBS := /usr/bin/bwrap:bubblewrap /usr/share/doc/libseccomp2:libseccomp2 \
+	/usr/share/doc/libarchive13:libarchive13 /usr/bin/python3:python3 \
+	/usr/bin/javac:default-jdk-headless /usr/bin/gcc:gcc /usr/bin/g++:g++ /usr/bin/rustc:rustc \
+	/usr/bin/go:golang-go /usr/bin/node:nodejs
+DEBS := $(RUN_DEBS) /usr/bin/chromium:chromium /usr/lib/postgresql:postgresql
+define install_debs
+	@missing=""; for pair in $(1); do \
 		[ -e "$${pair%%:*}" ] || missing="$$missing $${pair##*:}"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "installing Debian's$$missing (apt-get)"; \
 		apt-get install -y -q $$missing >/dev/null 2>&1 || \
 		(apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null); \
-	else echo "missing$$missing and not root: the tests that need them will be skipped"; fi
+	else echo "missing$$missing and not root: $(2)"; fi
+endef
+run-debs:
+	$(call install_debs,$(RUN_DEBS),the platform cannot build or play those bots)
+debs:
+	$(call install_debs,$(DEBS),the tests that need them will be skipped)
 
 # `make test`: the loop a developer runs: the checks and every
 # test but the long runs marked `slow`; `make test-all` (what CI runs, .ci/run): everything.

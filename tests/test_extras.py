@@ -145,3 +145,29 @@ def test_without_the_cluster_extra_ray_says_how_to_install_it(tmp_path):
                tmp_path)
     assert re.fullmatch("ninefold.learn: " + install_line("--ray", "cluster"), one_line(done))
     assert done.returncode == 1
+
+
+def make_variable(name: str) -> list[str]:
+    """A variable of the Makefile, as make reads it."""
+    done = subprocess.run(["make", "-s", "-f", "Makefile", f"--eval=show-it: ; @echo $({name})",
+                           "show-it"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_the_makefile_installs_the_debian_packages_its_comment_names():
+    """``make run``'s Debian packages (the sandbox, .rar uploads, the compiler of each language
+    in recipes.toml) and ``make test``'s (those, and what the tests drive), as the comment says."""
+    run_debs, test_debs = make_variable("RUN_DEBS"), make_variable("DEBS")
+    packages = {name: [pair.split(":")[1] for pair in pairs]
+                for name, pairs in (("run", run_debs), ("test", test_debs))}
+    comment = (ROOT / "Makefile").read_text()
+    said_run = re.search(r"^# make run: (.+)$", comment, re.M)
+    said_test = re.search(r"^# make test: the same, and (.+)$", comment, re.M)
+    assert said_run and said_test
+    assert said_run.group(1).split() == packages["run"]
+    assert packages["run"] + said_test.group(1).split() == packages["test"]
+    recipes = tomllib.loads((ROOT / "src/ninefold/platform/recipes.toml").read_text())
+    compilers = {word for recipe in recipes.values() for word in recipe.get("compile", "").split()
+                 if word.startswith("/usr/bin/")}
+    assert compilers and compilers <= {pair.split(":")[0] for pair in run_debs}
