@@ -5,7 +5,7 @@
 Levels 1-9 count simulations or plies, not time, so the clock (``--ms``, a
 per-move limit) only matters for level 10, which thinks for as long as it is
 allowed. Prints one row per step and the cumulative Elo above level 1: the
-table in docs/players.md comes from here.
+table in docs/research/strength.md comes from here.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ A bot answers from the book while its search is still loading
 The shipped first moves are pure MCTS's (`book.SPEC`). First moves made by the
 network's search at 2,000,000 simulations (the last command, 8 minutes) open d4,
 not e5, and played worse from the empty board at CodinGame's clock
-(docs/players.md). The lines (`book.LINES_SPEC`, 1,283 positions) take 7 to 17
+(docs/research/strength.md). The lines (`book.LINES_SPEC`, 1,283 positions) take 7 to 17
 minutes on one core.
 """
 

@@ -1,7 +1,7 @@
-"""Draw docs/theorem_phases.png: the paper's strategy, proved by machine, along its
+"""Draw docs/images/theorem_phases.png: the paper's strategy, proved by machine, along its
 longest forced line (43 plies).
 
-    .venv/bin/python benchmarks/theorem_figure.py [--out docs/theorem_phases.png]
+    .venv/bin/python benchmarks/theorem_figure.py [--out docs/images/theorem_phases.png]
 
 Left: after 17 plies. X took the centre of the centre, O filled the centre
 board (and owns it), X answering each of O's moves on square j there with the
@@ -62,7 +62,7 @@ def draw(ax: Axes, board: Board, title: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="docs/theorem_phases.png")
+    parser.add_argument("--out", default="docs/images/theorem_phases.png")
     out = parser.parse_args().out
     fig, axes = plt.subplots(1, len(PANELS), figsize=(15, 5.8))
     for ax, (plies, title) in zip(axes, PANELS, strict=True):

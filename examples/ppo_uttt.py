@@ -1,7 +1,7 @@
 """Learn Ultimate Tic-Tac-Toe with maskable PPO (sb3-contrib) on ninefold's Gymnasium env.
 
     pip install -e '.[rl-example]'
-    python examples/ppo_uttt.py                     # the run in docs/rl.md
+    python examples/ppo_uttt.py                     # the run in docs/research/rl.md
     python examples/ppo_uttt.py --timesteps 20000   # a quick look
 
 The agent plays X or O at random against a mix of opponents (``random``

@@ -52,8 +52,8 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def shots(tmp_path_factory) -> Path:
-    """Where screenshots go: ``NINEFOLD_SHOTS=docs`` puts them in docs/ (the README
-    shows them), else a temporary folder."""
+    """Where screenshots go: ``NINEFOLD_SHOTS=docs/images`` puts them in docs/images/ (the
+    docs show them), else a temporary folder."""
     where = os.environ.get("NINEFOLD_SHOTS")
     return ROOT / where if where else tmp_path_factory.mktemp("shots")
 

@@ -1,8 +1,8 @@
 """The web board in a real browser: Playwright drives Debian's chromium against a real
 ``ninefold serve`` process (its SQLite file in a temporary folder).
 
-The tests take screenshots of the main screens; with ``NINEFOLD_SHOTS=docs`` they go
-to ``docs/`` (the README shows them), else to a temporary folder."""
+The tests take screenshots of the main screens; with ``NINEFOLD_SHOTS=docs/images`` they
+go to ``docs/images/`` (the docs show them), else to a temporary folder."""
 
 from __future__ import annotations
 

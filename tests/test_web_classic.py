@@ -3,8 +3,8 @@ FastAPI's test client (rules, the computer's replies, the three views, hostile i
 then the page ``/classic`` in a real browser: Playwright drives Debian's chromium
 against a real ``ninefold serve`` process.
 
-The browser tests take screenshots; with ``NINEFOLD_SHOTS=docs`` they go to ``docs/``,
-else to a temporary folder."""
+The browser tests take screenshots; with ``NINEFOLD_SHOTS=docs/images`` they go to
+``docs/images/``, else to a temporary folder."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Time budgets: how long to think about one move, every number named and in one place.
 
-Three users (the numbers were chosen by measurement, docs/players.md):
+Three users (the numbers were chosen by measurement, docs/research/search-choices.md):
 
 - the players: one function, `move_budget`, turns a move's clock into its
   time (`MoveBudget`), for the MCTS player (`ninefold.players.mcts`), the
@@ -58,7 +58,7 @@ LEAST_MOVES_LEFT = 4.0  # plan as if at least this many of our moves were to com
 BANK_HORIZON_MOVES = 5.0  # spend the bank above the reserve over at most this many moves
 # (8 kept a median of 5.3 s of a 10 s bank from the 10th move on through the bot, and
 # games ended with 4.3-4.6 s unused: the last moves are proven and take no time; 5
-# spends that in the first moves instead, leaving 3.8 s, measured: docs/players.md)
+# spends that in the first moves instead, leaving 3.8 s, measured: docs/research/search-choices.md)
 PLAN_INCREMENT_SHARE = 0.9  # a move plans this share of the increment plus its share of
 # the rest ...
 MOST_BANK_SHARE = 0.5  # ... but never more than this share of the usable bank
@@ -344,7 +344,7 @@ def runner_turn_plan(turn_ms: float, overshoots: Sequence[float],
 
 BANK_TREE_NODES = 8_000_000  # room for the longest moves (two buffers: 384 MB): at Riddles'
 # clock the default 2 M held 1.2-1.9 M nodes after most moves and was full after some
-# (docs/players.md, "The tree at this clock")
+# (docs/research/search-choices.md, "The tree at this clock")
 BANK_TREE_LEAST_MEMORY_MB = 1536  # ... where the process may use this much memory (its
 # search process peaked at 848 MB of address space with it, measured); else the default
 

@@ -80,7 +80,7 @@ __all__ = [
 def strongest_spec(cores: int | None = None) -> str:
     """The spec of the strongest player available on this computer, for `ninefold play`
     and `ninefold bot`: the search with the shipped network, on two threads where the
-    process may use two cores (docs/players.md has the measurements).
+    process may use two cores (docs/research/strength.md has the measurements).
 
     >>> strongest_spec(cores=1), strongest_spec(cores=8)
     ('mcts:net=default', 'mcts:net=default,threads=2')

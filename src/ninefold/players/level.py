@@ -1,7 +1,7 @@
 """`level:1` .. `level:10`: players for people, weakest to strongest.
 
 Each level is another player's spec (`LADDER`); the strength of each was
-measured with `benchmarks/ladder.py` (table in docs/players.md): every level
+measured with `benchmarks/ladder.py` (table in docs/research/strength.md): every level
 beats the one below it by at least 100 Elo. The searching levels count
 simulations, not time, so a level is equally strong on a fast or a slow
 computer; only level 10, the search with the network, thinks for as long

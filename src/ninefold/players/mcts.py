@@ -76,10 +76,10 @@ from ninefold.players.warmup import compile_searches
 from ninefold.rules import Board, Move, Rules
 from ninefold.system import physical_memory_bytes, usable_cpus
 
-# Defaults chosen by measurement (docs/players.md has the numbers).
+# Defaults chosen by measurement (docs/research/search-choices.md has the numbers).
 DEFAULT_C = 0.6
 DEFAULT_NET_C = 1.0  # PUCT's constant with a network
-DEFAULT_MIX = 0.25  # with a network, a quarter of a leaf's value is a playout's (docs/players.md)
+DEFAULT_MIX = 0.25  # with a network, a quarter of a leaf's value is a playout's
 DEFAULT_NET_DRAW = 0.3  # with a network, a draw is worth 0.3 (without: 0.5, half a win)
 # the time budget's numbers live in ninefold.timing
 SAFETY_MS = timing.MCTS_SAFETY_MS

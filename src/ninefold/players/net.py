@@ -28,11 +28,11 @@ default) a first layer in int16 steps summed exactly in int32.
 
 The weights are plain float32 arrays in a ``.npz`` file (`save_net`,
 `load_net`); the one shipped with ninefold is `DEFAULT_PATH`, a 512-128
-trained by ``python -m ninefold.learn.distill`` on the games of the two
-networks shipped before it (its ``meta`` entry records the command, the seed,
-the data files' checksums, the teacher's and the machine; docs/players.md,
-"A larger network"), and `ninefold.players.net_inputs.DEFAULT_SHA256` is its
-checksum.
+trained by ``python -m ninefold.learn.distill`` on the games of its parent
+network's search (its ``meta`` entry records the command, the seed, the data
+files' checksums, the teacher's, the machine and its parents' own ``meta``;
+docs/reference/network.md, "Provenance"), and
+`ninefold.players.net_inputs.DEFAULT_SHA256` is its checksum.
 
 >>> net = load_net("default")
 >>> net.w1.shape, net.wp.shape

@@ -1,6 +1,6 @@
 """`proof`: X with open boards from the empty board, a player that never fails.
 
-With open boards the first player has a forced win (docs/theorem.md):
+With open boards the first player has a forced win (docs/guide/proof.md):
 `ninefold.proof.search.prove` finds it under the ``refill`` guide, X's move
 for every position X can face by ply 43. The package ships that strategy,
 proved once and stored as arrays (`ninefold.proof.stored`, ``open-boards.npz``,
@@ -13,7 +13,7 @@ process. Asked to play O, under other rules, or from a position its
 strategy does not reach (a game that did not start empty, or where X
 strayed), it refuses (`CannotPlay`) and names the players that can play there.
 
-`phase` names the part of the strategy a position is in, as docs/theorem.md
+`phase` names the part of the strategy a position is in, as docs/guide/proof.md
 numbers them; `longest_defence` is O's reply that holds out longest against it
 (the web board's ``/proof`` replays the win with it).
 
@@ -177,7 +177,7 @@ def longest_defence(board: Board) -> tuple[Move, int]:
 
 
 class Phase(NamedTuple):
-    """A part of the strategy: its number (1-4, docs/theorem.md) and its name."""
+    """A part of the strategy: its number (1-4, docs/guide/proof.md) and its name."""
 
     number: int
     name: str

@@ -7,7 +7,7 @@ server answers, for one position, what the strategy says there:
 
 - ``GET /api/proof?position=...&move=...``: the position (the empty
   open-boards board if none is given), after `move` if one is given, as a
-  `ProofStep`: the board, the strategy's phase (1-4, docs/theorem.md), X's
+  `ProofStep`: the board, the strategy's phase (1-4, docs/guide/proof.md), X's
   move or O's longest defence, and the plies to X's win; a 422 with a
   one-line ``detail`` for a position the strategy does not reach; a 503
   whose ``detail`` says what is being done while the strategy is prepared
@@ -52,7 +52,7 @@ class ProofStep(BaseModel):
 
     board: PositionView
     ply: int = Field(..., description="Marks on the board.")
-    phase: int = Field(..., ge=1, le=4, description="The strategy's phase (docs/theorem.md).")
+    phase: int = Field(..., ge=1, le=4, description="The strategy's phase (docs/guide/proof.md).")
     phase_name: str
     x_move: str | None = Field(..., description="X's move here (X to move).")
     longest: str | None = Field(
