@@ -26,7 +26,7 @@ as a ``python -m ninefold.learn`` run's ``data_K.npz``, to the training set,
 before the run's own (so with ``--games 0`` the held-out tenth comes from the
 last of them). A student as large as the teacher, trained longer on more of
 its games, is a stronger network: that is how the shipped one was made
-(docs/players.md, "A longer training on more of the network's games").
+(docs/research/network-rounds.md, "A longer training on more of the network's games").
 ``--rules PRESET`` plays every self-play game under that rules preset and
 ``--empty-share`` sets the share started from the empty board (by default the
 mix of presets `ninefold.learn.selfplay` uses, one game in ten from the empty
@@ -41,7 +41,7 @@ Last, a match at equal simulations against the teacher (``--gate-pairs``
 paired games from random-four openings, each with its playout share
 ``--student-mix`` and ``--teacher-mix``) says what the smaller network costs
 in strength per simulation; the student plays faster per simulation.
-docs/players.md has two runs: a 128-64 student runs 1.3x the shipped
+docs/research/speed.md has two runs: a 128-64 student runs 1.3x the shipped
 network's simulations a second and loses 58 ± 34 Elo to it at equal
 simulations, so it is not shipped.
 """

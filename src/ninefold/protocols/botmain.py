@@ -73,7 +73,7 @@ def player_defaults(protocol: str, memory_mb: float) -> dict[str, object]:
     on a time bank (AI Games, Riddles) a tree big enough for its longest moves
     (`timing.BANK_TREE_NODES`), where the process may use the memory (`memory_mb`,
     as `memory_limit_mb`). The search process falls back to the player's own
-    default if it cannot load with it. docs/players.md has the measurements.
+    default if it cannot load with it. docs/research/strength.md has the measurements.
 
     >>> player_defaults("codingame", memory_mb=24_000)
     {}
