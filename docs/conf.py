@@ -1,0 +1,55 @@
+"""Sphinx's settings for ninefold's docs: Markdown pages (MyST), the reference made at build time.
+
+``make docs`` builds them into docs/_build/html with warnings as errors (``-W``), every
+cross-reference checked (``-n``): links between pages and to their headings' anchors, links to
+files and folders of the repository, images, and the names in the docstrings.
+The pages under docs/reference/ that say "generated" are written by
+``_ext/reference_pages.py`` on every build (the CLI from ``--help``, the Python API from
+the docstrings, the web API from the OpenAPI schema) and are not kept in git.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import ninefold
+
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+
+project = "ninefold"
+author = "the ninefold authors"
+copyright = "2026 the ninefold authors (MIT License)"
+release = version = ninefold.__version__
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "reference_pages",
+    "repo_links",
+]
+source_suffix = {".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "_ext"]
+html_theme = "furo"
+html_title = "ninefold"
+
+# Markdown that reads the same on GitHub: headings get GitHub's anchors (`page.md#a-heading`),
+# and every link to another page, an anchor or a file is checked.
+myst_heading_anchors = 6
+myst_enable_extensions = ["colon_fence", "deflist"]
+
+nitpicky = True
+# single backquotes in docstrings name an object: a link where the name is documented,
+# code where it is not (a parameter, a name of another library): repo_links.py
+default_role = "code-or-object"
+# each name on the page of the module that defines it (not where it is re-exported)
+autodoc_default_options = {"members": True, "show-inheritance": True, "ignore-module-all": True}
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+autodoc_typehints_format = "short"
+autodoc_preserve_defaults = True
+# the extras' libraries, where they are not installed: their names stand in
+autodoc_mock_imports = [name for name in ("gymnasium", "pettingzoo", "torch", "ray")
+                        if importlib.util.find_spec(name) is None]
