@@ -33,7 +33,7 @@ CodinGame's 100 ms the figure depends on the machine; settled, both searches
 play from the first turn, as a bot with nothing to load does. (A bot from
 before d92be18 counted its first CodinGame turn from its process's start, so
 settled it plays its first move with about 1 ms; later bots get the turn's
-1,000 ms from the request's coming: docs/arena.md.)::
+1,000 ms from the request's coming: docs/research/bot-timing.md.)::
 
     .venv/bin/python benchmarks/strength.py mcts:net=default mcts:net=default@e827b65 \
         --subprocess --games 200 --seed 505 --first-move-ms 3000 --settle-ms 3000

@@ -1,6 +1,6 @@
 /* uttt_baseline.c: a plain C Ultimate Tic-Tac-Toe, the yardstick for ninefold's kernel.
 
-   Standard rules (docs/rules.md): X moves first, anywhere; the cell played names
+   Standard rules (docs/guide/rules.md): X moves first, anywhere; the cell played names
    the small board where the opponent must play next; a small board is closed once
    won or full; a player sent to a closed board may play in any open board; three
    won boards in a row win the game, and no legal move left is a draw.

@@ -247,7 +247,7 @@ def _wins(board: ClassicBoard, cell: int) -> bool:
 
 
 def test_a_winning_line_against_naive():
-    """The line in docs/classic.md: only naive's first reply is a random choice."""
+    """The line in docs/guide/classic.md: only naive's first reply is a random choice."""
     board = ClassicBoard()
     naive = NaivePlayer()
     for i, name in enumerate(["a1", "b1", "a2", "a3", "b2", "c2", "c3"]):

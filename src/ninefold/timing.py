@@ -358,7 +358,7 @@ LOADING_MARGIN_MS = 30.0  # a request that waits for the search to load stops wa
 BOOK_WAIT_SHARE = 0.9  # on a clock per turn, a position the book knows waits at most this
 # share of the think time for the search to load (and for less, the margin above): its
 # move is known, so a late answer from the fallback gains nothing and risks the limit; at
-# CodinGame's first turn the search is then ready for the next turns (docs/arena.md),
+# CodinGame's first turn the search is then ready for the next turns (docs/research/bot-timing.md),
 # and searches on after the book's move until the margin (`SEARCH_ON_LEAST_MS`)
 SEARCH_ON_LEAST_MS = 20.0  # a search ready during a turn the book answers searches on
 # after the book's move for the rest of the turn (the next turns keep its tree), unless

@@ -1,4 +1,4 @@
-"""Commands of the bot arena: match, tournament, report, export (see docs/arena.md)."""
+"""Commands of the bot arena: match, tournament, report, export (see docs/guide/arena.md)."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ def match_command(
 
 @app.command("tournament")
 def tournament_command(
-    file: str = typer.Argument(None, help="Tournament TOML file (see docs/arena.md)."),
+    file: str = typer.Argument(None, help="Tournament TOML file (see docs/guide/arena.md)."),
     db: str = typer.Option("tournament.db", help="SQLite file for the results."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Games played at once."),
     games: int = typer.Option(

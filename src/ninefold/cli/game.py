@@ -199,4 +199,4 @@ def analyze(
     console.print(f"player: {result.player}", highlight=False)
 
 
-# --- bot arena: protocols, referee, matches, tournaments (see docs/arena.md) -------------
+# --- bot arena: protocols, referee, matches, tournaments (see docs/guide/arena.md) -------------
