@@ -265,6 +265,9 @@ from ninefold.cli import game  # noqa: E402
 from ninefold.cli import classic  # noqa: E402
 
 # isort: split
+from ninefold.cli import puzzles  # noqa: E402
+
+# isort: split
 from ninefold.cli import bot  # noqa: E402
 
 # isort: split
@@ -279,4 +282,4 @@ from ninefold.cli import platform  # noqa: E402
 # isort: split
 from ninefold.cli import proof  # noqa: E402
 
-__all__ = ["app", "arena", "bot", "classic", "game", "main", "platform", "proof", "web"]
+__all__ = ["app", "arena", "bot", "classic", "game", "main", "platform", "proof", "puzzles", "web"]
