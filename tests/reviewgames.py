@@ -40,3 +40,19 @@ def blunder_game(seed: int = 0) -> tuple[Board, list[Move], Move]:
                     board.pop()
                 break  # every other move is safe here: play another game
             board.push(rng.choice(list(board.legal_moves)))
+
+
+def short_blunder_record(plies: int = 4) -> str:
+    """`blunder_game`'s last `plies` moves as a game record from the position before them
+    (a ``Position`` tag): a short finished game whose next-to-last move is a blunder."""
+    from ninefold.records import Game
+
+    board, _, _ = blunder_game()
+    moves = board.move_stack[-plies:]
+    start = board.copy()
+    for _ in range(plies):
+        start.pop()
+    short = Board.from_position(start.position())
+    for move in moves:
+        short.push(move)
+    return str(Game.from_board(short, X="random", O="random")) + "\n"

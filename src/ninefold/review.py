@@ -40,6 +40,7 @@ import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from ninefold.players.level import analysis_spec
@@ -51,6 +52,7 @@ DEFAULT_MS = 300.0  # search time a position, by default
 MIN_MS, MAX_MS = 20.0, 10_000.0  # a review's search time a position, bounds
 PV_PLIES = 10  # the longest line kept for a position
 PLAYER = analysis_spec(threads=1)
+_players: dict[str, Any] = {}  # this process's analysis player, made once
 
 Side = Literal["x", "o"]
 Proven = Literal["x", "o", "draw"]  # a proven result: who wins, or a draw
@@ -85,9 +87,11 @@ def evaluate(position: str, ms: float) -> Position:
     if outcome is not None:
         winner: Proven = "draw" if outcome.winner is None else _side(outcome.winner)
         return Position(outcome.score(Mark.X), winner)
-    from ninefold.players.analysis import analyze  # numba and the network: in the worker
+    from ninefold.players.analysis import analysis_player, analyze  # numba: in the worker
 
-    result = analyze(board, ms=ms)
+    if PLAYER not in _players:  # made once a process (the tree's buffers, the network)
+        _players[PLAYER] = analysis_player(PLAYER)
+    result = analyze(board, ms=ms, player=_players[PLAYER])
     mover = _side(board.turn)
     proven: Proven | None = None
     score = result.win_probability
@@ -273,4 +277,51 @@ def _run(pool: Executor, analyse: Callable[[str, float], Position], texts: list[
 
 __all__ = ["BEST", "DEFAULT_MS", "GOOD", "INACCURACY", "LABELS", "MISTAKE", "Ply", "Position",
            "Review", "ReviewError", "evaluate", "game_positions", "label", "move_accuracy",
-           "review", "review_key", "worker_pool"]
+           "plot_review", "review", "review_key", "worker_pool"]
+
+
+def plot_review(rev: Review, path: str | Path) -> Path:
+    """The eval graph of `rev` as a PNG at `path`: X's expected score over the plies,
+    proven results marked (X's wins up, O's down, draws as diamonds), the bad moves'
+    plies coloured by label. Written whole or not at all (Agg backend)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from ninefold.classic.stats import check_plot_path
+    from ninefold.files import atomic_file
+
+    path = check_plot_path(path)
+    xs = [p.x for p in rev.positions]
+    fig = Figure(figsize=(8.0, 3.8), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    plies = list(range(len(xs)))
+    ax.fill_between(plies, 0.5, xs, color="tab:blue", alpha=0.15, linewidth=0)
+    ax.plot(plies, xs, color="tab:blue", linewidth=1.6, label="X's expected score")
+    ax.axhline(0.5, color="gray", linewidth=0.8, linestyle=":")
+    for proven, marker, name in (("x", "^", "proven: X wins"), ("o", "v", "proven: O wins"),
+                                 ("draw", "D", "proven: draw")):
+        at = [i for i, p in enumerate(rev.positions) if p.proven == proven]
+        if at:
+            ax.scatter(at, [xs[i] for i in at], marker=marker, s=30, color="black", zorder=5,
+                       label=name)
+    for tag, colour in (("inaccuracy", "#d4a017"), ("mistake", "#e67e22"),
+                        ("blunder", "#c0392b")):
+        at = [p.ply for p in rev.plies if p.label == tag]
+        if at:
+            ax.scatter(at, [xs[i] for i in at], s=60, color=colour, zorder=4, label=tag)
+    ax.set_xlim(0, max(1, len(xs) - 1))
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel("ply")
+    ax.set_ylabel("X's expected score")
+    ax.set_title(f"Review: {len(rev.moves)} plies, {rev.ms:g} ms a position; accuracy "
+                 f"X {_figure(rev.accuracy('x'))}, O {_figure(rev.accuracy('o'))}")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=6, fontsize=8,
+              frameon=False)
+    with atomic_file(path, binary=True) as file:
+        fig.savefig(file, format="png", dpi=110)
+    return path
+
+
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"

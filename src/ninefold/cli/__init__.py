@@ -262,6 +262,9 @@ def main() -> None:
 from ninefold.cli import game  # noqa: E402
 
 # isort: split
+from ninefold.cli import review  # noqa: E402
+
+# isort: split
 from ninefold.cli import classic  # noqa: E402
 
 # isort: split
@@ -282,4 +285,4 @@ from ninefold.cli import platform  # noqa: E402
 # isort: split
 from ninefold.cli import proof  # noqa: E402
 
-__all__ = ["app", "arena", "bot", "classic", "game", "main", "platform", "proof", "puzzles", "web"]
+__all__ = ["app", "arena", "bot", "classic", "game", "main", "platform", "proof", "puzzles", "review", "web"]

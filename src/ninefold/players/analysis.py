@@ -23,7 +23,7 @@ from typing import Any
 
 from ninefold.players.level import analysis_spec
 from ninefold.players.mcts import MCTSPlayer, MoveStat
-from ninefold.players.player import GameOverError
+from ninefold.players.player import GameOverError, Limit
 from ninefold.players.registry import make_player
 from ninefold.rules import Board, Move
 
@@ -82,18 +82,24 @@ def analysis_player(spec: str, defaults: Mapping[str, Any] | None = None) -> MCT
 
 def analyze(
     board: Board, ms: float | None = None, sims: int | None = None, threads: int = 1,
-    seed: int | None = None, top: int = 8,
+    seed: int | None = None, top: int = 8, player: MCTSPlayer | None = None,
 ) -> Analysis:
     """Search `board` for `ms` milliseconds (default 1000) or `sims` simulations, by
-    `analysis_spec` on `threads` threads."""
+    `analysis_spec` on `threads` threads, or by `player` (an `analysis_player` kept for
+    many analyses: each starts from a fresh tree, without making the player again)."""
     if board.is_game_over():
         raise GameOverError("the game is over: there is nothing to analyze")
     if ms is None and sims is None:
         ms = 1000.0
-    options = {"ms": ms, "sims": sims, "seed": seed}
-    player = analysis_player(analysis_spec(threads),
-                             {key: value for key, value in options.items() if value is not None})
-    *_, last = player.search(board)
+    limit = None
+    if player is None:
+        options = {"ms": ms, "sims": sims, "seed": seed}
+        player = analysis_player(analysis_spec(threads), {
+            key: value for key, value in options.items() if value is not None})
+    else:
+        player.new_game()
+        limit = Limit(move_ms=ms, sims=sims)
+    *_, last = player.search(board, limit)
     best = last.best
     if best is None:
         raise RuntimeError("the search had no time to look at one move")
