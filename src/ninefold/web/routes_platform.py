@@ -47,8 +47,8 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection
 
-from ninefold.platform import house, ladder, practice, recipes, starters
-from ninefold.platform.accounts import LIFETIMES, Accounts, AuthError, session_id, token_hash
+from ninefold.platform import house, ladder, practice, recipes, starters, token_hash
+from ninefold.platform.accounts import LIFETIMES, Accounts, AuthError, session_id
 from ninefold.platform.jobs import TurnLogs
 from ninefold.platform.limits import Busy, RateLimited
 from ninefold.platform.scheduler import ranking
