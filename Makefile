@@ -72,10 +72,13 @@ checks: $(STAMP) debs
 # `make docs`: the docs, docs/_build/html/index.html (Sphinx, Markdown pages). Warnings are
 # errors, every link is checked (pages, anchors, the repository's files; -n: the names in
 # docstrings), and the reference (CLI, Python API, web API) is made from the code at each
-# build. tests/test_docs.py runs `make docs-build` into a temporary folder.
+# build. tests/test_docs.py runs `make docs-build` into a temporary folder, and on small
+# trees of pages with broken links (DOCS_SRC, DOCS_OPTS), which must fail.
 .PHONY: docs docs-build
 DOCS_STAMP := $(VENV)/.installed-docs
+DOCS_SRC ?= docs
 DOCS_OUT ?= docs/_build/html
+DOCS_OPTS ?=
 $(DOCS_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[docs]'
 	touch $(DOCS_STAMP)
@@ -84,7 +87,7 @@ docs: $(DOCS_STAMP)
 	$(MAKE) --no-print-directory docs-build
 
 docs-build:
-	$(PY) -m sphinx -b html -W --keep-going -n -q docs $(DOCS_OUT)
+	$(PY) -m sphinx -b html -W --keep-going -n -q -c docs $(DOCS_OPTS) $(DOCS_SRC) $(DOCS_OUT)
 
 bench: $(STAMP)  # options: make bench BENCH="--rounds 7 --seconds 2"
 	$(PY) benchmarks/kernel_speed.py $(BENCH)
