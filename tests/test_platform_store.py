@@ -164,6 +164,16 @@ def test_sessions_expire_and_remember_their_last_use(store: Store):
 # --- contests, bots, versions ----------------------------------------------------------
 
 
+def test_a_codingame_contest_with_openings_is_refused(store: Store):
+    """A CodinGame bot learns only the last move, so it cannot start from an opening:
+    such a contest would queue games that no worker can play."""
+    with pytest.raises(ValueError, match=r"CodinGame bot .* openings none"):
+        store.add_contest("cg", "x", rules="standard", protocol="codingame", openings="random4")
+    assert store.contests() == []
+    made = store.add_contest("cg", "x", rules="codingame", protocol="codingame", openings="none")
+    assert made.openings == "none"
+
+
 def test_contests_and_bots(store: Store):
     ann, bob = store.add_user("ann", "h"), store.add_user("bob", "h")
     uttt = store.add_contest("uttt", "Ultimate", rules="standard", protocol="riddles")

@@ -706,6 +706,9 @@ class Store:
         if not CONTEST_NAME.match(name):
             raise ValueError(f"a contest name is 1 to 40 of a-z, 0-9 and -, not {name!r}")
         _check(protocol, PROTOCOLS, "protocol")
+        if protocol == "codingame" and openings != "none":
+            raise ValueError("a CodinGame bot is told only the last move, so it cannot start "
+                             "from an opening: a CodinGame contest needs openings none")
         _check_times(opens, closes)
         with self._write() as conn:
             try:
