@@ -154,8 +154,9 @@ class Ply:
 @dataclass(frozen=True)
 class Review:
     """A reviewed game: the start position, the moves (the first `book` an opening it
-    was given), the search time a position (`ms`) and the player that searched, and
-    the analysis of each position (one more than the moves)."""
+    was given), the search time a position (`ms`) and the player that searched, the
+    analysis of each position (one more than the moves), and the game's result as its
+    record says (``1-0``, ``0-1``, ``1/2-1/2``: a game may end by resignation or time)."""
 
     start: str
     moves: list[str]
@@ -163,6 +164,7 @@ class Review:
     ms: float
     player: str
     positions: list[Position]
+    result: str = "*"
 
     @property
     def key(self) -> str:
@@ -232,7 +234,8 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
 
 
 def review(start: Board, moves: Sequence[Move], ms: float = DEFAULT_MS, *, book: int = 0,
-           workers: int = 1, pool: Executor | None = None, progress: Progress | None = None,
+           result: str = "*", workers: int = 1, pool: Executor | None = None,
+           progress: Progress | None = None,
            analyse: Callable[[str, float], Position] = evaluate) -> Review:
     """Review the game of `moves` from `start`: each position analysed for `ms` ms by
     `analyse` (`evaluate`) in `pool`, or in `workers` worker processes of its own (0:
@@ -260,7 +263,7 @@ def review(start: Board, moves: Sequence[Move], ms: float = DEFAULT_MS, *, book:
     else:
         _run(pool, analyse, texts, ms, note)
     return Review(texts[0], [str(m) for m in moves], book, ms, PLAYER,
-                  [results[i] for i in range(len(texts))])
+                  [results[i] for i in range(len(texts))], result)
 
 
 def _run(pool: Executor, analyse: Callable[[str, float], Position], texts: list[str],
@@ -275,22 +278,18 @@ def _run(pool: Executor, analyse: Callable[[str, float], Position], texts: list[
             future.cancel()
 
 
-__all__ = ["BEST", "DEFAULT_MS", "GOOD", "INACCURACY", "LABELS", "MISTAKE", "Ply", "Position",
-           "Review", "ReviewError", "evaluate", "game_positions", "label", "move_accuracy",
-           "plot_review", "review", "review_key", "worker_pool"]
-
 
 def plot_review(rev: Review, path: str | Path) -> Path:
     """The eval graph of `rev` as a PNG at `path`: X's expected score over the plies,
     proven results marked (X's wins up, O's down, draws as diamonds), the bad moves'
-    plies coloured by label. Written whole or not at all (Agg backend)."""
+    plies coloured by label. Written whole or not at all (Agg backend); the caller checks
+    the path first (``ninefold review`` does, before the analyses)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from ninefold.classic.stats import check_plot_path
     from ninefold.files import atomic_file
 
-    path = check_plot_path(path)
+    path = Path(path)
     xs = [p.x for p in rev.positions]
     fig = Figure(figsize=(8.0, 3.8), layout="constrained")
     FigureCanvasAgg(fig)
@@ -325,3 +324,8 @@ def plot_review(rev: Review, path: str | Path) -> Path:
 
 def _figure(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
+
+
+__all__ = ["BEST", "DEFAULT_MS", "GOOD", "INACCURACY", "LABELS", "MISTAKE", "Ply", "Position",
+           "Review", "ReviewError", "evaluate", "game_positions", "label", "move_accuracy",
+           "plot_review", "review", "review_key", "worker_pool"]

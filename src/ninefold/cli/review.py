@@ -31,9 +31,11 @@ def review_command(
     workers: int = typer.Option(max(1, usable_cpus() - 1), min=1, max=64,
                                 help="Worker processes that analyse (default: the CPUs less one)."),
 ) -> None:
-    """Review a finished game: each position analysed by the analysis player, each move
-    labelled best, good, inaccuracy, mistake or blunder by what it lost in expected
-    score, with the better move and its line, and each side's accuracy."""
+    """Review a finished game: every move labelled, and accuracies.
+
+    Each position is analysed by the analysis player, each move labelled best, good,
+    inaccuracy, mistake or blunder by what it lost in expected score, with the better
+    move and its line."""
     chosen = _read(Path(record), game)
     try:
         start = chosen.start_board()
@@ -46,7 +48,8 @@ def review_command(
         with Progress(TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("positions"), console=err, transient=True) as bar:
             task = bar.add_task("review", total=len(chosen.moves) + 1)
-            result = review(start, chosen.moves, ms, book=book, workers=workers,
+            result = review(start, chosen.moves, ms, book=book, result=chosen.result,
+                            workers=workers,
                             progress=lambda done, total: bar.update(task, completed=done))
     except ValueError as exc:  # a record whose rules or moves do not fit, a bad path
         _fail(str(exc))

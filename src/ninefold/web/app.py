@@ -28,6 +28,9 @@ Routes, by module:
 - `ninefold.web.analysis`: ``WS /api/analysis``, ``GET /api/analysis``: a
   position's analysis, streamed as the search deepens;
 - `ninefold.web.classic`: ``POST /api/classic`` and the page ``/classic``;
+- `ninefold.web.review`: ``POST /api/games/{id}/review``, ``POST /api/reviews``,
+  ``GET /api/reviews/{key}`` (and ``/replay``): a finished game's review, made in worker
+  processes and stored;
 - `ninefold.web.proof`: ``GET /api/proof`` and the page ``/proof``: X's forced win
   with open boards, replayed against an O of the viewer's choice;
 - `ninefold.web.arena`: ``GET /api/arena``, ``/api/arena/standings``,
@@ -65,6 +68,7 @@ from ninefold.web.errors import add_handlers
 from ninefold.web.hub import Hub
 from ninefold.web.limits import RateLimit, WebLimits
 from ninefold.web.origin import OriginCheck
+from ninefold.web.review import mount as mount_reviews
 from ninefold.web.security import BrowserGuard, BrowserPolicy
 from ninefold.web.store import GameStore
 
@@ -99,6 +103,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     await hub.close()
     hub.computer.close()
     app.state.analyst.close()
+    app.state.reviewer.close()
 
 
 def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None = None,
@@ -144,5 +149,6 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     app.include_router(routes_pages.router)
     classic.mount(app)
     proof.mount(app)
+    mount_reviews(app)  # app.state.reviewer: game reviews in worker processes
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")
     return app

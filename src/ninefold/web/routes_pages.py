@@ -2,7 +2,7 @@
 which reads its address and asks the API for the rest (``/rules`` shows its
 section of rules for a newcomer); ``/static/...`` serves its files.
 
-``GET /``, ``/g/{id}``, ``/replay/{id}``, ``/analysis``, ``/arena``,
+``GET /``, ``/g/{id}``, ``/replay/{id}``, ``/review/{key}``, ``/analysis``, ``/arena``,
 ``/arena/{n}``, ``/rules``, ``/favicon.ico`` (and, from
 `ninefold.web.routes_platform`, ``/platform-game/{n}``: 404 for no such game).
 
@@ -38,6 +38,7 @@ def index_page(platform: bool, name: str = "index.html") -> str:
 @router.get("/")
 @router.get("/g/{rest:path}")
 @router.get("/replay/{rest:path}")
+@router.get("/review/{rest:path}")
 @router.get("/analysis")
 @router.get("/rules")
 @router.get("/arena")

@@ -37,6 +37,7 @@ import json
 import secrets
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
@@ -70,6 +71,12 @@ CREATE TABLE IF NOT EXISTS web_games (
     flagged TEXT,                  -- x or o: whose time ran out
     start TEXT,                    -- the position string the game began from, or null
     invited TEXT                   -- x or o: the seat whose invite link no one opened yet
+);
+CREATE TABLE IF NOT EXISTS web_reviews (
+    key TEXT PRIMARY KEY,          -- ninefold.review.review_key: the game's start and moves
+    created REAL NOT NULL,
+    ms REAL NOT NULL,              -- the search time a position it was made with
+    review TEXT NOT NULL           -- JSON (ninefold.review.Review.to_json)
 );
 """
 ADDED = {  # columns newer than the table: a database from before gains them
@@ -143,6 +150,20 @@ class GameStore:
         rows = self._connection().execute(
             "SELECT id FROM web_games WHERE running_since IS NOT NULL").fetchall()
         return [r[0] for r in rows]
+
+    def stored_review(self, key: str) -> str | None:
+        """The review stored as `key` (``ninefold.review.review_key``), its JSON; None if
+        there is none."""
+        row = self._connection().execute(
+            "SELECT review FROM web_reviews WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def keep_review(self, key: str, ms: float, review: str) -> None:
+        """Store the review `review` (JSON) as `key`, made with `ms` ms a position (the
+        first one stored stays)."""
+        self._connection().execute(
+            "INSERT INTO web_reviews (key, created, ms, review) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (key) DO NOTHING", (key, time.time(), ms, review))
 
     def claim(self, game_id: str) -> AbstractAsyncContextManager[None]:
         """Hold the game's computer move: with several processes on one database, one
