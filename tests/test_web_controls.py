@@ -183,7 +183,8 @@ def test_the_replay_buttons_keys_move_list_and_link(page: Page, server: str):
     expect(status).to_contain_text("(ply 3 of 3)")
 
 
-@pytest.mark.parametrize("address", ["/", "/rules", "/classic", "/replay", "/proof"])
+@pytest.mark.parametrize("address", ["/", "/rules", "/classic", "/replay", "/proof",
+                                     "/puzzles"])
 def test_every_control_and_key_of_every_page_has_a_test(page: Page, server: str,
                                                          address: str):
     if address == "/replay":  # the replay's move list is made from its game

@@ -71,8 +71,10 @@ def puzzles_make(
         _fail(str(exc))
     write(puzzles, Path(out))
     by_rules = Counter(p.board().rules.name for p in puzzles)
-    by_plies = Counter(p.plies for p in puzzles) or Counter({"-": 0})
-    console.print(f"{len(puzzles):,} puzzles written to {out} "
-                  f"({', '.join(f'{n} {r}' for r, n in sorted(by_rules.items())) or 'none'}; "
-                  f"by plies: {', '.join(f'{k}: {v}' for k, v in sorted(by_plies.items()))})",
+    by_plies = Counter(p.plies for p in puzzles)
+    summary = ", ".join(f"{n} {r}" for r, n in sorted(by_rules.items()))
+    if puzzles:
+        summary += "; by plies: " + ", ".join(f"{k}: {v}" for k, v in sorted(by_plies.items()))
+    console.print(f"{len(puzzles):,} puzzles written to {out}" + (f" ({summary})" if puzzles
+                                                                  else ""),
                   highlight=False, soft_wrap=True)

@@ -277,18 +277,12 @@ class Maker:
                       themes(board, line, plies), len(found.played), missed, found.where)
 
 
-def depth(node: Node) -> int:
-    """The plies of the longest defence in a tree."""
-    return 1 + max((1 + depth(n) for n in node.replies.values()), default=0)
-
-
 def main_line(tree: Node) -> tuple[Move, ...]:
-    """The solution's main line: at each defender turn the reply that lasts longest (the
-    first of them in board order)."""
+    """The solution's main line: at each defender turn the reply that lasts longest."""
     line = [tree.move]
     node = tree
     while node.replies:
-        reply = max(node.replies, key=lambda m: (depth(node.replies[m]), -m.action))
+        reply = node.longest_reply()
         node = node.replies[reply]
         line += [reply, node.move]
     return tuple(line)

@@ -73,6 +73,14 @@ class Node:
         """The attacker's nodes in this tree."""
         return 1 + sum(n.size() for n in self.replies.values())
 
+    def depth(self) -> int:
+        """The plies of the longest defence from here, the attacker's move counted."""
+        return 1 + max((1 + n.depth() for n in self.replies.values()), default=0)
+
+    def longest_reply(self) -> Move:
+        """The defender's reply that lasts longest (the first in board order of those)."""
+        return max(self.replies, key=lambda m: (self.replies[m].depth(), -m.action))
+
 
 @dataclass(frozen=True)
 class Puzzle:

@@ -33,6 +33,8 @@ Routes, by module:
   processes and stored;
 - `ninefold.web.proof`: ``GET /api/proof`` and the page ``/proof``: X's forced win
   with open boards, replayed against an O of the viewer's choice;
+- `ninefold.web.puzzles`: ``/api/puzzles...`` and the page ``/puzzles``: puzzles
+  cut from real games, solved by clicking, rated by Glicko-2;
 - `ninefold.web.arena`: ``GET /api/arena``, ``/api/arena/standings``,
   ``/api/arena/plots/{name}.png``, ``/api/arena/{n}/replay``: the games,
   standings, plots and replays of an arena results database, when the
@@ -58,7 +60,15 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from ninefold.web import analysis, classic, proof, routes_games, routes_pages, routes_viewer
+from ninefold.web import (
+    analysis,
+    classic,
+    proof,
+    puzzles,
+    routes_games,
+    routes_pages,
+    routes_viewer,
+)
 from ninefold.web.analysis import Analyst
 from ninefold.web.arena import ArenaResults
 from ninefold.web.arena import router as arena_router
@@ -150,5 +160,6 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     classic.mount(app)
     proof.mount(app)
     mount_reviews(app)  # app.state.reviewer: game reviews in worker processes
+    puzzles.mount(app)
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")
     return app
