@@ -17,6 +17,8 @@ from typing import Annotated
 
 import typer
 
+from ninefold.extras import MissingExtra, require
+
 app = typer.Typer(add_completion=False)
 
 
@@ -50,9 +52,10 @@ def main(
 ) -> None:
     """Train the network in rounds: self-play, training, a gating match."""
     try:
-        from ninefold.learn.rounds import Plan, device_option, train_rounds
-    except ImportError as exc:
-        sys.exit(f"ninefold.learn needs the training extra: pip install 'ninefold[train]' ({exc})")
+        require("train", "python -m ninefold.learn")
+    except MissingExtra as exc:
+        sys.exit(str(exc))
+    from ninefold.learn.rounds import Plan, device_option, train_rounds
     device_option(device)
     from ninefold.raycluster import ClusterError
 

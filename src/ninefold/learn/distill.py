@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Annotated
 import numpy as np
 import typer
 
+from ninefold.extras import MissingExtra, require
 from ninefold.jitcache import njit
 from ninefold.learn.selfplay import EMPTY_SHARE, Openings
 from ninefold.players.net import Net, NetError, evaluate, load_net, new_scratch
@@ -308,10 +309,9 @@ def main(
         if problem:
             raise typer.BadParameter(f"{str(path)!r}: {problem}", param_hint="--data")
     try:
-        import torch  # noqa: F401
-    except ImportError as exc:
-        sys.exit(f"ninefold.learn.distill needs the training extra: "
-                 f"pip install 'ninefold[train]' ({exc})")
+        require("train", "python -m ninefold.learn.distill")
+    except MissingExtra as exc:
+        sys.exit(str(exc))
     from ninefold.learn.rounds import device_option
 
     device_option(device)
