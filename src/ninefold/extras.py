@@ -85,7 +85,13 @@ def extra_of(module: str | None) -> str | None:
 
 def as_missing_extra(exc: ModuleNotFoundError, what: str) -> MissingExtra | None:
     """`exc` as a `MissingExtra` of `what` if the module it could not find belongs to an
-    extra (a command that imported one without calling `require`); else None."""
+    extra (a command that imported one without calling `require`); else None.
+
+    >>> print(as_missing_extra(ModuleNotFoundError(name="torch.nn"), "ninefold train"))
+    ninefold train: needs the train extra (torch is missing): pip install 'ninefold[train]'
+    >>> as_missing_extra(ModuleNotFoundError(name="numpy"), "ninefold play") is None
+    True
+    """
     if isinstance(exc, MissingExtra):
         return exc
     extra = extra_of(exc.name)
