@@ -10,11 +10,11 @@ the docstrings, the web API from the OpenAPI schema) and are not kept in git.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import ninefold
+from ninefold import extras
 
 sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 
@@ -50,6 +50,7 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_typehints_format = "short"
 autodoc_preserve_defaults = True
-# the extras' libraries, where they are not installed: their names stand in
-autodoc_mock_imports = [name for name in ("gymnasium", "pettingzoo", "torch", "ray")
-                        if importlib.util.find_spec(name) is None]
+# the libraries of the extras that the docs extra leaves out, where they are not installed:
+# their names stand in (the docs extra brings the platform's, for the web API page)
+autodoc_mock_imports = [module for extra in ("rl", "train", "cluster")
+                        for module in extras.missing(extra)]

@@ -47,10 +47,18 @@ class CodeOrObject(PyXRefRole):
 def soft(app: Sphinx, env: BuildEnvironment, node: addnodes.pending_xref,
          contnode: nodes.TextElement) -> nodes.Node:
     """The documented Python object `node` names, nearest first (in its class, its module,
-    then anywhere), when there is one; its text as code when there is none or several."""
+    then anywhere; a name re-exported, ``ninefold.players.Limit``, where it is defined),
+    when there is one; its text as code when there is none or several."""
     python = env.domains["py"]
-    matches = python.find_obj(env, node.get("py:module"), node.get("py:class"),
-                              node["reftarget"], "obj", searchmode=1)
+    module, cls, target = node.get("py:module"), node.get("py:class"), node["reftarget"]
+    matches = python.find_obj(env, module, cls, target, "obj", searchmode=1)
+    if not matches:
+        for dotted in (target, f"{module}.{target}"):
+            obj = lookup(dotted)
+            if obj is not MISSING and hasattr(obj, "__qualname__"):
+                defined = f"{getattr(obj, '__module__', '')}.{obj.__qualname__}"
+                matches = python.find_obj(env, "", "", defined, "obj", searchmode=1)
+                break
     if len(matches) != 1:
         return contnode
     name, entry = matches[0]
@@ -58,9 +66,14 @@ def soft(app: Sphinx, env: BuildEnvironment, node: addnodes.pending_xref,
                         contnode, name)
 
 
-def exists(dotted: str) -> bool:
-    """Whether `dotted` names a module of ninefold or something in one."""
+MISSING = object()
+
+
+def lookup(dotted: str) -> Any:
+    """What `dotted` names in ninefold (a module, or something in one), else `MISSING`."""
     parts = dotted.split(".")
+    if parts[0] != "ninefold":
+        return MISSING
     for cut in range(len(parts), 0, -1):
         try:
             obj: Any = importlib.import_module(".".join(parts[:cut]))
@@ -70,9 +83,9 @@ def exists(dotted: str) -> bool:
             for name in parts[cut:]:
                 obj = getattr(obj, name)
         except AttributeError:
-            return False
-        return True
-    return False
+            return MISSING
+        return obj
+    return MISSING
 
 
 def missing(app: Sphinx, env: BuildEnvironment, node: addnodes.pending_xref,
@@ -83,7 +96,7 @@ def missing(app: Sphinx, env: BuildEnvironment, node: addnodes.pending_xref,
     if node.get("refdomain") != "py":
         return None
     target = node.get("reftarget", "")
-    if target.split(".")[0] != "ninefold" or exists(target):
+    if target.split(".")[0] != "ninefold" or lookup(target) is not MISSING:
         return contnode
     return None
 
