@@ -96,7 +96,9 @@ def _action(square: str) -> int:
 def test_a_hint_names_the_board_then_the_square_and_fails_the_try(client: TestClient):
     puzzle = of_plies(3, 1)
     r = client.post(f"/api/puzzles/{puzzle.id}/hint", json={"solver": "solverhint01", "moves": []})
-    assert r.json() == {"board": puzzle.tree.move.board + 1, "square": str(puzzle.tree.move)}
+    hint = r.json()
+    assert (hint["board"], hint["square"]) == (puzzle.tree.move.board + 1, str(puzzle.tree.move))
+    assert hint["solver"]["rating"] < 1500 and hint["solver"]["tries"] == 1
     solved = attempt(client, puzzle, [str(m) for m in puzzle.line[0::2]], "solverhint01")
     assert solved["state"] == "solved" and not solved["rated"]
     assert solved["solver"]["rating"] < 1500  # the hint was the rated try, failed
@@ -161,6 +163,7 @@ def test_the_hint_the_retry_the_failure_and_the_next_puzzle(page: Page, server: 
     expect(status).to_contain_text("find the only move")
     control(page, "puzzle-hint").click()
     expect(status).to_have_text(f"Hint: play in board {puzzle.tree.move.board + 1}.")
+    expect(page.get_by_test_id("ratings")).to_contain_text("(1 rated)")  # a hint: failed
     expect(page.locator(".small.hint-board")).to_have_attribute(
         "data-board", str(puzzle.tree.move.board))
     control(page, "puzzle-hint").click()

@@ -94,6 +94,8 @@ class TryView(BaseModel):
 class HintView(BaseModel):
     board: int = Field(..., ge=1, le=9, description="The small board to play in, 1-9.")
     square: str
+    rating: RatingView
+    solver: RatingView
 
 
 def _ratings(request: Request) -> PuzzleRatings:
@@ -126,16 +128,21 @@ def _view(rating: float, rd: float, tries: int = 0) -> RatingView:
     return RatingView(rating=round(rating), rd=round(rd), tries=tries)
 
 
+def ratings_of(ratings: PuzzleRatings, puzzle: Puzzle, who: str) -> tuple[RatingView, RatingView]:
+    """(the puzzle's rating, the solver's) now."""
+    it, me = ratings.puzzle(puzzle.id, puzzle.rating), ratings.solver(who)
+    return _view(it.rating, it.rd), _view(me.rating, me.rd, ratings.tries(who))
+
+
 def puzzle_view(puzzle: Puzzle, ratings: PuzzleRatings, who: str) -> PuzzleView:
     board = puzzle.board()
-    it, me = ratings.puzzle(puzzle.id, puzzle.rating), ratings.solver(who)
+    it, me = ratings_of(ratings, puzzle, who)
     where = puzzle.source
     return PuzzleView(
         id=puzzle.id, board=position_view(board), attacker=side(board.turn),
-        plies=puzzle.plies, themes=list(puzzle.themes), rating=_view(it.rating, it.rd),
-        solver=_view(me.rating, me.rd, ratings.tries(who)),
-        source=f"{where.get('file', '?')}, game {where.get('game', '?')}, "
-               f"ply {int(where.get('ply', 0)) + 1}")
+        plies=puzzle.plies, themes=list(puzzle.themes), rating=it, solver=me,
+        source=f"{where.get('file', '?')}, game {where.get('game', '?')}, after "
+               f"{where.get('ply', '?')} moves")
 
 
 def _moves(texts: list[str]) -> list[Move]:
@@ -216,12 +223,11 @@ async def try_moves(request: Request, puzzle_id: str, body: TryRequest) -> TryVi
     state, message, board, reply, _ = walk(puzzle, _moves(body.moves))
     rated = state != "going" and ratings.rate(who, puzzle.id, puzzle.rating,
                                               solved=state == "solved")
-    it, me = ratings.puzzle(puzzle.id, puzzle.rating), ratings.solver(who)
+    it, me = ratings_of(ratings, puzzle, who)
     return TryView(state=state, message=message, board=position_view(board),
                    reply=None if reply is None or state != "going" else str(reply),
                    line=None if state == "going" else [str(m) for m in puzzle.line],
-                   rated=rated, rating=_view(it.rating, it.rd),
-                   solver=_view(me.rating, me.rd, ratings.tries(who)))
+                   rated=rated, rating=it, solver=me)
 
 
 @router.post("/api/puzzles/{puzzle_id}/hint", response_model=HintView, responses=ERRORS)
@@ -231,9 +237,10 @@ async def hint(request: Request, puzzle_id: str, body: TryRequest) -> HintView:
     state, _, _, _, node = walk(puzzle, _moves(body.moves))
     if state != "going" or node is None:
         raise IllegalMove("the try has ended: no hint to give")
-    _ratings(request).rate(await _who(request, body.solver), puzzle.id, puzzle.rating,
-                           solved=False)
-    return HintView(board=node.move.board + 1, square=str(node.move))
+    ratings, who = _ratings(request), await _who(request, body.solver)
+    ratings.rate(who, puzzle.id, puzzle.rating, solved=False)
+    it, me = ratings_of(ratings, puzzle, who)
+    return HintView(board=node.move.board + 1, square=str(node.move), rating=it, solver=me)
 
 
 async def puzzles_page(request: Request) -> HTMLResponse:

@@ -101,7 +101,7 @@ async function play(sq) {
   }
   await new Promise((resolve) => setTimeout(resolve, REPLY_MS));
   board = answer.board;
-  last = [answer.reply];
+  last = [sq, answer.reply];
   $("status").textContent = `The defence: ${answer.reply}. Your move.`;
 }
 
@@ -128,7 +128,11 @@ function showSolution(line) {
 
 async function hint() {
   if (ended) return;
-  if (hintStep === 0) hinted = await call(`/api/puzzles/${puzzle.id}/hint`, { solver, moves });
+  if (hintStep === 0) {
+    hinted = await call(`/api/puzzles/${puzzle.id}/hint`, { solver, moves });
+    puzzle.solver = hinted.solver;
+    puzzle.rating = hinted.rating;
+  }
   hintStep = Math.min(2, hintStep + 1);
   $("status").textContent = hintStep === 1 ? `Hint: play in board ${hinted.board}.`
     : `Hint: play ${hinted.square}.`;
