@@ -162,12 +162,35 @@ def _flag_with_a_value(exc: _ClickError, args: Sequence[str]) -> str | None:
     return None
 
 
+PANELS = ("Play", "Bots and arena", "Platform", "Research")  # the help's sections, in order
+
+
 class _Root(TyperGroup):
-    """The root command: one-line errors, quiet broken pipes, Ctrl-C in one line.
+    """The root command: one-line errors, quiet broken pipes, Ctrl-C in one line, and
+    the commands listed in sections (`PANELS`: each command's ``rich_help_panel``).
 
     Both ways in go through here: the ``ninefold`` process (`main`) and test
     runners that call ``app``.
     """
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """The commands in their sections, each with its summary: the docstring's first
+        sentence (typer's plain help lists them in one section)."""
+        shown = [(name, command) for name in self.list_commands(ctx)
+                 if (command := self.get_command(ctx, name)) is not None and not command.hidden]
+        if not shown:
+            return
+        width = max(len(name) for name, _ in shown)
+        limit = formatter.width - 6 - width
+        rows = [(getattr(command, "rich_help_panel", None),
+                 name.ljust(width), command.get_short_help_str(limit)) for name, command in shown]
+        panels = {panel: [(name, text) for where, name, text in rows if where == panel]
+                  for panel in PANELS}
+        panels["Commands"] = [(name, text) for where, name, text in rows if where not in PANELS]
+        for panel, listed in panels.items():
+            if listed:
+                with formatter.section(panel):
+                    formatter.write_dl(listed)
 
     def make_context(self, *args: Any, **extra: Any) -> Any:
         with _ending_quietly():  # --help and --version print while the arguments are read
@@ -258,7 +281,13 @@ def main() -> None:
 
 
 # the command modules add their commands to `app` (imported last: they import `app`),
-# in the order `ninefold --help` lists them
+# in the order `ninefold --help` lists them in each of its sections (`PANELS`)
+from ninefold.cli import train  # noqa: E402
+
+# isort: split
+from ninefold.cli import proof  # noqa: E402
+
+# isort: split
 from ninefold.cli import game  # noqa: E402
 
 # isort: split
@@ -269,6 +298,9 @@ from ninefold.cli import classic  # noqa: E402
 
 # isort: split
 from ninefold.cli import puzzles  # noqa: E402
+
+# isort: split
+from ninefold.cli import explorer  # noqa: E402
 
 # isort: split
 from ninefold.cli import bot  # noqa: E402
@@ -282,7 +314,5 @@ from ninefold.cli import web  # noqa: E402
 # isort: split
 from ninefold.cli import platform  # noqa: E402
 
-# isort: split
-from ninefold.cli import proof  # noqa: E402
-
-__all__ = ["app", "arena", "bot", "classic", "game", "main", "platform", "proof", "puzzles", "review", "web"]
+__all__ = ["app", "arena", "bot", "classic", "explorer", "game", "main", "platform", "proof", "puzzles",
+           "review", "train", "web"]

@@ -12,6 +12,8 @@ import typer
 from ninefold.arena.config import DEFAULT_FIRST_MOVE_MS, DEFAULT_SLACK_MS, MAX_GAMES
 from ninefold.cli import _fail, app, console, err
 from ninefold.cli.bot import _seat
+from ninefold.protocols.botmain import RULES_HELP, choices, players_help
+from ninefold.protocols.clock import PROTOCOLS
 
 INTERRUPTED = 130  # the exit status of a program stopped by Ctrl-C (128 + SIGINT)
 
@@ -74,12 +76,18 @@ def _settings(games: int | None, rules: str | None, openings: str | None, seed: 
     return {k: v for k, v in given.items() if v is not None}
 
 
-@app.command("match")
+PROTOCOL = choices(PROTOCOLS)
+
+
+@app.command("match", rich_help_panel="Bots and arena")
 def match_command(
-    bot1: str = typer.Option(None, help="Built-in player spec, or a command with --protocol1."),
+    bot1: str = typer.Option(None, help="Built-in player spec, or a command with --protocol1. "
+                             + players_help()),
     bot2: str = typer.Option(None, help="Built-in player spec, or a command with --protocol2."),
-    protocol1: str = typer.Option(None, help="Protocol of bot 1 if it is a command."),
-    protocol2: str = typer.Option(None, help="Protocol of bot 2 if it is a command."),
+    protocol1: str = typer.Option(None, metavar=PROTOCOL,
+                                  help="Protocol of bot 1 if it is a command."),
+    protocol2: str = typer.Option(None, metavar=PROTOCOL,
+                                  help="Protocol of bot 2 if it is a command."),
     cwd1: str = typer.Option(None, help="Working directory of bot 1."),
     cwd2: str = typer.Option(None, help="Working directory of bot 2."),
     name1: str = typer.Option(None, help="Name of bot 1 in results."),
@@ -92,7 +100,7 @@ def match_command(
         None, "--games", "-n", min=1, max=MAX_GAMES,
         help="Number of games [default: 10]; with --resume, more than stored extends the run."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Games played at once."),
-    rules: str = typer.Option(None, help="Rules preset or options [default: standard]."),
+    rules: str = typer.Option(None, help=RULES_HELP + " [default: standard]"),
     openings: str = typer.Option(None, help="random4, none, or a file of codes "
                                  "[default: random4]."),
     seed: int = typer.Option(None, help="Seed of the random openings [default: 1]."),
@@ -108,7 +116,9 @@ def match_command(
     check: bool = typer.Option(True, help="Refuse bots that fail the input test."),
     quiet: bool = typer.Option(False, help="No live view."),
 ) -> None:
-    """Play N games between two players (pairs: same opening, colours swapped)."""
+    """Play games between two players or bots.
+
+    In pairs: the same opening twice, colours swapped."""
     from dataclasses import replace
 
     from ninefold.arena.config import RunConfig
@@ -130,7 +140,7 @@ def match_command(
                games_given=games is not None)
 
 
-@app.command("tournament")
+@app.command("tournament", rich_help_panel="Bots and arena")
 def tournament_command(
     file: str = typer.Argument(None, help="Tournament TOML file (see docs/guide/arena.md)."),
     db: str = typer.Option("tournament.db", help="SQLite file for the results."),
@@ -143,7 +153,7 @@ def tournament_command(
     check: bool = typer.Option(True, help="Refuse bots that fail the input test."),
     quiet: bool = typer.Option(False, help="No live view."),
 ) -> None:
-    """A round robin or gauntlet described by a TOML file."""
+    """Play a round robin or gauntlet described by a TOML file."""
     from ninefold.arena.config import load_toml
 
     cfg = None
@@ -158,13 +168,15 @@ def tournament_command(
                changes=None if games is None else {"games": games})
 
 
-@app.command("report")
+@app.command("report", rich_help_panel="Bots and arena")
 def report_command(
     db: str = typer.Argument(..., help="Results database of a match or tournament."),
     out: str = typer.Option(None, help="Folder for the PNG plots (default: beside the db)."),
     plots: bool = typer.Option(True, help="Write the PNG plots."),
 ) -> None:
-    """Print the standings and write plots: ratings with error bars, pairwise scores."""
+    """Print a run's standings and write its plots.
+
+    The plots: ratings with error bars, and the pairwise scores."""
     from pathlib import Path
 
     from ninefold.arena.report import head_to_head_text, load, plot, standings_table
@@ -183,13 +195,16 @@ def report_command(
         _fail(str(exc))
 
 
-@app.command("export")
+@app.command("export", rich_help_panel="Bots and arena")
 def export_command(
     db: str = typer.Argument(..., help="Results database of a match or tournament."),
-    output: str = typer.Option("-", "--output", "-o", help="Game-record file ('-': stdout)."),
-    force: bool = typer.Option(False, help="Replace --output if it exists."),
+    output: str = typer.Option("-", "--out", "--output", "-o",
+                               help="Game-record file ('-': stdout)."),
+    force: bool = typer.Option(False, help="Replace --out if it exists."),
 ) -> None:
-    """Write the stored games as game records (moves, times, result, termination)."""
+    """Write a run's stored games as game records.
+
+    Each record: the moves, their times, the result and how the game ended."""
     from ninefold.arena.report import export, export_file, load
 
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -24,14 +24,22 @@ if TYPE_CHECKING:
 _BOT = {option.name: option for option in botmain.OPTIONS}
 
 
-@app.command("bot", help=botmain.HELP)
+def _option(name: str) -> Any:
+    """The typer option of ``ninefold bot --NAME``, as `botmain.OPTIONS` describes it."""
+    option = _BOT[name]
+    return typer.Option(... if option.required else None, help=botmain.option_help(option),
+                        metavar=option.metavar)
+
+
+@app.command("bot", help=botmain.HELP, rich_help_panel="Bots and arena",
+             context_settings={"help_option_names": list(botmain.HELP_OPTIONS)})
 def bot_command(
-    protocol: str = typer.Option(..., help=_BOT["protocol"].help),
-    player: str = typer.Option(None, help=_BOT["player"].help),
-    rules: str = typer.Option(None, help=_BOT["rules"].help),
+    protocol: str = _option("protocol"),
+    player: str = _option("player"),
+    rules: str = _option("rules"),
 ) -> None:
-    """``ninefold bot`` for ``ninefold --help`` and callers of `app`; the ``ninefold``
-    command itself runs it the lean way (`ninefold.protocols.botmain`), before typer loads."""
+    """``ninefold bot``: its help, and the command for callers of `app`; the ``ninefold``
+    command runs it the lean way (`ninefold.protocols.botmain`), before typer loads."""
     try:
         code = botmain.run_bot(protocol, player, rules)
     except ValueError as exc:
@@ -39,10 +47,12 @@ def bot_command(
     raise typer.Exit(code)
 
 
-@app.command("warmup")
+@app.command("warmup", rich_help_panel="Research")
 def warmup_command() -> None:
-    """Compile every search and the batched RL environment (or load them from numba's cache)
-    so that later runs start warm."""
+    """Compile the searches now, so that later runs start warm.
+
+    Compiles every search and the batched RL environment into numba's cache (or
+    finds them there)."""
     import time
 
     import ninefold.env.batch  # noqa: F401 - registers its numba functions with warmup
@@ -76,10 +86,10 @@ def _seat(text: str | None, protocol: str | None, cwd: str | None, name: str | N
         _fail(f"{clip(text)}: {exc} ({hint})")
 
 
-@app.command("check-bot")
+@app.command("check-bot", rich_help_panel="Bots and arena")
 def check_bot_command(
     command: str = typer.Argument(..., help="The bot's command line (quote it)."),
-    protocol: str = typer.Option(..., help=_BOT["protocol"].help),
+    protocol: str = _option("protocol"),
     cwd: str = typer.Option(None, help="Working directory of the bot."),
     tc: str = typer.Option(None, help="Time control, e.g. 'bank=10000,inc=500' or 'turn=100'."),
     first_move_ms: int = typer.Option(
@@ -87,7 +97,10 @@ def check_bot_command(
     slack_ms: int = typer.Option(DEFAULT_SLACK_MS, help="Extra time on every deadline."),
     log_dir: str = typer.Option(None, help="Folder for the bot's stderr logs."),
 ) -> None:
-    """The platforms' input test: first move, forced board, free move, nearly full board."""
+    """Test a bot as the platforms do before they let it play.
+
+    Four positions: the first move, a forced board, a free move and a nearly full
+    board; exit status 0 if every answer is legal and in time."""
     from ninefold.arena.checkbot import check_bot, passed, verdict
 
     seat = _seat(command, protocol, cwd, None, tc, hint=CHECK_HINT)

@@ -2,28 +2,38 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import typer
 
+from ninefold.classic import PLAYERS, View
 from ninefold.cli import _fail, app, console, err
 from ninefold.options import clip
+from ninefold.protocols.botmain import choices
 from ninefold.rules import Mark
 
 classic_app = typer.Typer(
-    help="Classic 3x3 tic-tac-toe in three views: TicTacToe, Pick15 and Magic15.",
+    help="Classic 3x3 tic-tac-toe: TicTacToe, Pick15 and Magic15.",
     no_args_is_help=True,
 )
-app.add_typer(classic_app, name="classic")
+app.add_typer(classic_app, name="classic", rich_help_panel="Play")
+VIEW = choices([view.value for view in View])
+COMPUTER = choices(list(PLAYERS))
 
 
 @classic_app.command("play")
 def classic_play(
-    view: str = typer.Option("tictactoe", help="tictactoe, pick15 or magic15."),
-    first: str = typer.Option("human", help="Who moves first (and plays X): human or computer."),
-    marks: str = typer.Option("xo", help="xo, or colours: green and blue squares as in the book."),
-    computer: str = typer.Option("naive", help="random, naive, centre or perfect."),
+    view: str = typer.Option("tictactoe", metavar=VIEW, help="The view to start in."),
+    first: Literal["human", "computer"] = typer.Option(
+        "human", help="Who moves first (and plays X)."),
+    marks: str = typer.Option("xo", metavar="<xo|colours>", help="Marks: xo, or green and "
+                              "blue squares as in the book."),
+    computer: str = typer.Option("naive", metavar=COMPUTER, help="The computer's play."),
     seed: int | None = typer.Option(None, help="Seed for the computer's random choices."),
 ) -> None:
-    """Play classic tic-tac-toe against the computer: you are green, it is blue.
+    """Play classic tic-tac-toe against the computer.
+
+    You are green, it is blue.
 
     Type a cell (a1-c3) in the TicTacToe view, a number (1-9) in Pick15 and
     Magic15; a view's name switches views, 'undo' takes back your last move,
@@ -38,8 +48,6 @@ def classic_play(
         marks = parse_marks(marks)
     except ValueError as exc:
         _fail(str(exc))
-    if first not in ("human", "computer"):
-        _fail(f"--first must be human or computer, not {clip(first)}")
     human = Mark.X if first == "human" else Mark.O
     play(bot, human=human, view=shown, marks=marks, console=console)
 
@@ -47,12 +55,14 @@ def classic_play(
 @classic_app.command("stats")
 def classic_stats(
     games: int = typer.Option(1000, "--games", "-n", min=1, help="How many games."),
-    x: str = typer.Option("naive", "--x", help="X (moves first): random, naive, centre, perfect."),
-    o: str = typer.Option("centre", "--o", help="O: random, naive, centre or perfect."),
+    x: str = typer.Option("naive", "--x", metavar=COMPUTER, help="X (moves first)."),
+    o: str = typer.Option("centre", "--o", metavar=COMPUTER, help="O."),
     seed: int | None = typer.Option(None, help="Seed: the same seed replays the same games."),
     plot: str | None = typer.Option(None, help="Write a bar plot to this PNG file."),
 ) -> None:
-    """Computer against computer: X wins, O wins and draws with 95% Wilson intervals."""
+    """Computer against computer: the results with 95% intervals.
+
+    X wins, O wins and draws, with Wilson intervals and the exact odds."""
     from rich.progress import Progress
     from rich.table import Table
 

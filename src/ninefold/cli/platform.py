@@ -36,16 +36,20 @@ from ninefold.extras import require
 from ninefold.options import clip
 from ninefold.platform import DB_URL_VARIABLE
 from ninefold.platform.archive import ArchiveLimits
+from ninefold.platform.recipes import recipes
+from ninefold.protocols.botmain import RULES_HELP, choices
+from ninefold.protocols.clock import PROTOCOLS
 
 if TYPE_CHECKING:
     from ninefold.platform.cluster import RayRunner
     from ninefold.platform.store import Contest, Store
 
 platform_app = typer.Typer(
-    help="The competition platform: workers, set-up, and uploading a bot.",
+    help="The contest platform: workers, set-up, and uploading a bot.",
     no_args_is_help=True,
 )
-app.add_typer(platform_app, name="platform")
+app.add_typer(platform_app, name="platform", rich_help_panel="Platform")
+PROTOCOL = choices(PROTOCOLS)
 
 DB_HELP = (f"The platform's database: sqlite:///FILE or postgresql+psycopg://... (env "
            f"{DB_URL_VARIABLE}: keeps a password off the command line, which anyone may read).")
@@ -111,8 +115,10 @@ def worker(
     builds: bool = typer.Option(True, help="Build (compile and input-test) uploads."),
     games: bool = typer.Option(True, help="Play queued games (after the waiting builds)."),
 ) -> None:
-    """Build uploads and play queued games, one at a time in the sandbox, until stopped
-    (SIGTERM or Ctrl-C). The web server compiles and plays nothing: this process does."""
+    """Build uploads and play queued games until stopped.
+
+    One at a time, in the sandbox, until SIGTERM or Ctrl-C. The web server compiles
+    and plays nothing: this process does."""
     from ninefold.platform.worker import work
 
     store = _store(db_url(db, db_url_file))
@@ -137,7 +143,9 @@ def run(
     lease: float = typer.Option(30.0, min=1.0, help="Seconds a claim lasts unless renewed: "
                                 "a game of a lost worker is played again after this."),
 ) -> None:
-    """Run the scheduler and the workers (without the web pages) until stopped."""
+    """Run the scheduler and the workers, without the web pages.
+
+    Until SIGTERM or Ctrl-C."""
     from ninefold.platform.pool import Pool
 
     db = db_url(db, db_url_file)
@@ -176,7 +184,9 @@ def admin(
     db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
     revoke: bool = typer.Option(False, "--revoke", help="Take the admin role away instead."),
 ) -> None:
-    """Make an account an admin (admins create and organise every contest)."""
+    """Make an account an admin, or --revoke it.
+
+    Admins create and organise every contest."""
     store = _store(db)
     if store.user_by_name(name) is None:
         _fail(f"no account {name!r}: sign up on the web page first")
@@ -190,8 +200,9 @@ def organiser(
     db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
     revoke: bool = typer.Option(False, "--revoke", help="Take the role away instead."),
 ) -> None:
-    """Let an account create contests on the web page (it organises the ones it
-    creates: their times, their house bots)."""
+    """Let an account create contests on the web page.
+
+    It organises the ones it creates: their times, their house bots."""
     store = _store(db)
     if store.user_by_name(name) is None:
         _fail(f"no account {name!r}: sign up on the web page first")
@@ -204,15 +215,18 @@ def contest(
     name: str = typer.Argument(..., help="Its name in links: lower-case letters, digits, -."),
     db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
     title: str = typer.Option("", help="Its title on the pages."),
-    rules: str = typer.Option("standard", help="A rules preset."),
-    protocol: str = typer.Option("riddles", help="riddles, aigames or codingame."),
+    rules: str = typer.Option("standard", help=RULES_HELP),
+    protocol: str = typer.Option("riddles", metavar=PROTOCOL, help="The bots' protocol."),
     tc: str = typer.Option("", help="Changes to the protocol's clock, e.g. bank=10000,inc=500."),
-    openings: str = typer.Option("random4", help="random4 or none."),
+    openings: str = typer.Option("random4", metavar="<random4|none>",
+                                 help="Random-four openings, or the empty board."),
     max_bots: int = typer.Option(3, min=1, help="Bots an author may have in it."),
     opens: str = typer.Option("", help=TIME_HELP.format("Uploads and ranked games from")),
     closes: str = typer.Option("", help=TIME_HELP.format("No uploads or ranked games after")),
 ) -> None:
-    """Create a contest straight on the database (the web page's admin form does the same)."""
+    """Create a contest straight on the database.
+
+    The web page's admin form does the same."""
     from ninefold.protocols.clock import TimeControl
     from ninefold.variants import Rules
 
@@ -266,8 +280,9 @@ def times(
     opens: str = typer.Option("", help=TIME_HELP.format("Uploads and ranked games from")),
     closes: str = typer.Option("", help=TIME_HELP.format("No uploads or ranked games after")),
 ) -> None:
-    """Set when a contest opens and closes; at the close the scheduler stores its final
-    standings."""
+    """Set when a contest opens and closes.
+
+    At the close the scheduler stores its final standings."""
     from ninefold.platform.store import StoreError
 
     store = _store(db)
@@ -288,8 +303,10 @@ def house(
         "The account that enters it: an admin, or the contest's organiser.")),
     db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
 ) -> None:
-    """Enter one of ninefold's players as a house bot, ranked like the others (again under
-    its name: a new version)."""
+    """Enter one of ninefold's players as a house bot.
+
+    It is ranked like the others; entered again under its name, it is a new
+    version."""
     from ninefold.platform.house import enter
     from ninefold.platform.store import StoreError
 
@@ -310,14 +327,16 @@ def house(
 
 @platform_app.command()
 def starter(
-    language: str = typer.Argument(..., help="python, java, c, cpp, rust, go or javascript."),
-    protocol: str = typer.Option("riddles", help="The contest's protocol: riddles, aigames "
-                                 "or codingame."),
+    language: str = typer.Argument(..., metavar=choices(list(recipes())),
+                                   help="The bot's language."),
+    protocol: str = typer.Option("riddles", metavar=PROTOCOL, help="The contest's protocol."),
     out: str = typer.Option("", help="Where to write it (default: starter-LANGUAGE-PROTOCOL"
                             ".zip here)."),
 ) -> None:
-    """Write a starter bot: it speaks the protocol, plays a legal move, and passes the input
-    test as it is; unpack it, make it yours, and upload it again."""
+    """Write a starter bot for a language and a protocol.
+
+    It speaks the protocol, plays a legal move, and passes the input test as it
+    is: unpack it, make it yours, and upload it again."""
     from ninefold.platform import starters
 
     try:
@@ -395,7 +414,9 @@ def token(
     server: str = typer.Option("http://127.0.0.1:8000", envvar="NINEFOLD_SERVER",
                                help=SERVER_HELP),
 ) -> None:
-    """Print a new API token (asks for the password; env NINEFOLD_PASSWORD)."""
+    """Print a new API token.
+
+    Asks for the password (or reads it from env NINEFOLD_PASSWORD)."""
     password = os.environ.get("NINEFOLD_PASSWORD") or typer.prompt("Password", hide_input=True)
     login = json.dumps({"name": user, "password": password}).encode()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())  # the session
@@ -415,7 +436,9 @@ def upload(
                                   help="An API token (ninefold platform token)."),
     wait: bool = typer.Option(True, help="Wait for the compile and the input test."),
 ) -> None:
-    """Upload a bot (or a new version of yours); prints its compile log and input test."""
+    """Upload a bot, or a new version of yours.
+
+    Prints its compile log and its input test."""
     path = Path(archive)
     try:
         data = path.read_bytes()

@@ -8,11 +8,13 @@ from pathlib import Path
 import typer
 
 from ninefold.cli import _board, _fail, app, console, err
+from ninefold.proof.search import GUIDES
+from ninefold.protocols.botmain import RULES_HELP, choices
 
 
-@app.command()
+@app.command(rich_help_panel="Research")
 def prove(
-    rules: str = typer.Option("open-boards", help="Rules preset or options."),
+    rules: str = typer.Option("open-boards", help=RULES_HELP),
     moves: str = typer.Option("", help="Moves played first, e.g. 'e5 e4'."),
     position: str | None = typer.Option(None, help="Prove from this position (X to move)."),
     out: str | None = typer.Option(None, help="Write the certificate to this file."),
@@ -20,10 +22,9 @@ def prove(
         None, "--check", help="Check this certificate with the reference rules alone, and stop."
     ),
     guide: str = typer.Option(
-        "refill", help="X's moves the search tries: refill (the paper's strategy: O fills the "
-        "centre board, then board k again, X holding squares k and 8-k), paper (an older "
-        "reading: centres, then corners), diagonal (its corners on one diagonal only), safe "
-        "(paper's and the squares sending O to a board it cannot gain) or none."
+        "refill", metavar=choices(list(GUIDES)), help="X's moves the search tries: refill (the "
+        "paper's strategy), paper (centres, then corners), diagonal (corners on one "
+        "diagonal), safe (paper's, and squares sending O where it cannot gain) or none."
     ),
     max_expansions: int | None = typer.Option(
         None, min=1, help="Give up after this many search expansions."
@@ -37,8 +38,10 @@ def prove(
         "found, and keep the soonest (the paper: 43 plies from the empty board)."
     ),
 ) -> None:
-    """Find a winning strategy for X by proof-number search, check it, and print its
-    positions, its longest forced line (plies) and the CPU time."""
+    """Find a winning strategy for X, or --check one.
+
+    By proof-number search; the strategy is checked, and its positions, its
+    longest forced line (plies) and the CPU time are printed."""
     from ninefold.proof.certificate import CertificateError, write
     from ninefold.proof.certificate import check as check_lines
 

@@ -26,7 +26,7 @@ DB_VARIABLE = "NINEFOLD_SERVE_DB"  # how `serve --processes N` hands its process
 LIMITS_VARIABLE = "NINEFOLD_SERVE_LIMITS"  # and the limits (`WebLimits`, JSON)
 
 
-@app.command()
+@app.command(rich_help_panel="Platform")
 def serve(
     host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every one)."),
     port: int = typer.Option(8000, min=0, max=65535, help="Port (0: any free one)."),
@@ -53,7 +53,9 @@ def serve(
         "WebSockets and post changes besides the server's own; repeatable; * lets any "
         "page open the WebSockets (never post).")] = None,
 ) -> None:
-    """Serve the web board: play the computer or a friend by link (Ctrl-C stops)."""
+    """Serve the web board: play the computer or a friend by link.
+
+    With --platform, the contest platform too. Ctrl-C stops."""
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 

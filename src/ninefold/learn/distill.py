@@ -48,7 +48,6 @@ simulations, so it is not shipped.
 
 from __future__ import annotations
 
-import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -58,16 +57,23 @@ from typing import TYPE_CHECKING, Annotated
 import numpy as np
 import typer
 
-from ninefold.extras import MissingExtra, require
 from ninefold.jitcache import njit
+from ninefold.learn.commands import (
+    DEVICE,
+    DEVICE_HELP,
+    TrainingError,
+    given_command,
+    module_app,
+    need_torch,
+)
 from ninefold.learn.selfplay import EMPTY_SHARE, Openings
 from ninefold.players.net import Net, NetError, evaluate, load_net, new_scratch
+from ninefold.protocols.botmain import choices
+from ninefold.variants import PRESETS
 
 if TYPE_CHECKING:
     from ninefold.learn.selfplay import Positions
     from ninefold.learn.train import Dataset
-
-app = typer.Typer(add_completion=False)
 
 
 @dataclass(frozen=True)
@@ -254,12 +260,13 @@ def _hidden(text: str) -> tuple[int, int]:
     return h1, h2
 
 
-@app.command()
 def main(
+    ctx: typer.Context,
     out: Annotated[Path, typer.Option(help="Directory for the data and the student.")] = Path(
         "runs/distill"),
     teacher: str = typer.Option("default", help="The teacher's weights file."),
-    hidden: str = typer.Option("128,64", help="The student's two hidden layers."),
+    hidden: str = typer.Option("128,64", metavar="<H1,H2>",
+                               help="The student's two hidden layers."),
     games: int = typer.Option(Course.games, min=0, help="Teacher self-play games."),
     chunk: int = typer.Option(Course.chunk, min=1, help="Games a data file."),
     sims: int = typer.Option(Course.sims, min=2, help="Teacher simulations a move."),
@@ -281,16 +288,20 @@ def main(
     workers: int = typer.Option(Course.workers, min=1, help="Self-play and match processes."),
     data: Annotated[list[Path] | None, typer.Option(
         help="More positions to train on (a self-play data_K.npz; repeat for more).")] = None,
-    device: str = typer.Option("cpu", help="Where PyTorch trains: cpu, cuda, or auto (cuda "
-                               "when there is one)."),
+    device: str = typer.Option("cpu", metavar=DEVICE, help=DEVICE_HELP),
     start: str = typer.Option("", help="A network file to train on from ('default': the "
                               "shipped one; its shape is --hidden's); none: random weights."),
-    rules: str = typer.Option("", help="Every self-play game under this rules preset (default: "
-                              "self-play's mix of presets)."),
+    rules: str = typer.Option("", metavar=choices(list(PRESETS)), help="Every self-play game under "
+                              "this rules preset (default: self-play's mix of presets)."),
     empty_share: float = typer.Option(Course.empty_share, min=0.0, max=1.0,
                                       help="The share of self-play games from the empty board."),
 ) -> None:
-    """Teach a smaller network with the teacher's self-play."""
+    """Teach a smaller network with the teacher's self-play.
+
+    The teacher (the shipped network unless --teacher) plays itself; the student
+    learns its moves and values, then plays it a match at equal simulations.
+    Data is kept in --out: a run that stops goes on where it stopped.
+    """
     course = Course(teacher=teacher, hidden=_hidden(hidden), games=games, chunk=chunk, sims=sims,
                     cheap_games=cheap_games, cheap_sims=cheap_sims, teacher_share=teacher_share,
                     teacher_mix=teacher_mix, student_mix=student_mix, epochs=epochs, lr=lr,
@@ -308,29 +319,25 @@ def main(
         problem = positions_problem(path)
         if problem:
             raise typer.BadParameter(f"{str(path)!r}: {problem}", param_hint="--data")
-    try:
-        require("train", "python -m ninefold.learn.distill")
-    except MissingExtra as exc:
-        sys.exit(str(exc))
+    need_torch(ctx)
     from ninefold.learn.rounds import device_option
 
     device_option(device)
     try:
         load_net(teacher)  # a missing or damaged teacher is said in one line, before any work
     except NetError as exc:
-        sys.exit(f"ninefold.learn.distill: --teacher: {exc}")
+        raise TrainingError(f"--teacher: {exc}") from None
     if start:
         try:
             first = load_net(start)
         except NetError as exc:
-            sys.exit(f"ninefold.learn.distill: --start: {exc}")
+            raise TrainingError(f"--start: {exc}") from None
         shape = (first.b1.shape[0], first.b2.shape[0])
         if shape != course.hidden:
-            sys.exit(f"ninefold.learn.distill: --start: {start!r} is a {shape[0]}-{shape[1]} "
-                     f"network, not --hidden's {course.hidden[0]}-{course.hidden[1]}")
-    command = "python -m ninefold.learn.distill " + shlex.join(sys.argv[1:])
-    print(distill(course, out, command))
+            raise TrainingError(f"--start: {start!r} is a {shape[0]}-{shape[1]} network, not "
+                                f"--hidden's {course.hidden[0]}-{course.hidden[1]}")
+    print(distill(course, out, given_command(ctx)))
 
 
 if __name__ == "__main__":
-    app()
+    module_app(main, "ninefold.learn.distill")()

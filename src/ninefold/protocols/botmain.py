@@ -4,11 +4,12 @@ The ``ninefold`` command sends ``bot`` here before it imports the command
 line's libraries (typer, rich) or the searches (numpy, numba): this module
 imports only the rules, the protocols' runners and the pure-Python fallback,
 and the search loads in the background (`ninefold.protocols.engine`).
-`OPTIONS` is the one list of the command's options: the Typer command
-(``ninefold --help``) shows the same ones.
+`OPTIONS` is the one list of the command's options: the Typer command shows
+the same ones, and prints ``ninefold bot --help`` (`dispatch` leaves a request
+for help to it: help is no bot's first request, so it may load typer).
 
 >>> print(parser().format_usage().strip())
-usage: ninefold bot [-h] --protocol PROTOCOL [--player PLAYER] [--rules RULES]
+usage: ninefold bot --protocol PROTOCOL [--player PLAYER] [--rules RULES]
 """
 
 from __future__ import annotations
@@ -24,27 +25,58 @@ from ninefold.players import check_name, strongest_spec
 from ninefold.protocols import check_protocol, runner
 from ninefold.protocols.clock import PROTOCOLS, TimeControl
 from ninefold.protocols.engine import Engine
-from ninefold.rules import Rules
+from ninefold.rules import PRESETS, Rules
 from ninefold.system import memory_limit_mb
 
-HELP = "Run ninefold as a bot on stdin/stdout, speaking a platform's protocol."
+HELP = """Play as a bot on stdin/stdout in a platform's protocol.
+
+The bot answers its first request at once (an opening book, then the network's
+policy) while its search loads in the background."""
+HELP_OPTIONS = ("--help", "-h")
 BROKEN_PIPE = 141  # as the rest of the command line: 128 + SIGPIPE
 INTERRUPTED = 130  # 128 + SIGINT
+
+
+def choices(values: Sequence[str]) -> str:
+    """An option's metavar naming its values, as typer shows a choice's.
+
+    >>> choices(("human", "computer"))
+    '<human|computer>'
+    """
+    return f"<{'|'.join(values)}>"
+
+
+RULES_HELP = f"Rules: a preset ({', '.join(PRESETS)}), then any key=value changes."
+
+
+def players_help() -> str:
+    """The help of an option that takes a player spec, naming the players (this imports
+    every player's module, numba's too: for help only, never on the bot's way)."""
+    from ninefold.players import load_all
+
+    return f"Player spec NAME[:OPTIONS], e.g. mcts:ms=100; NAME: {', '.join(sorted(load_all()))}."
 
 
 class BotOption(NamedTuple):
     name: str
     help: str
     required: bool = False
+    metavar: str | None = None  # None: the type's (typer's <str>)
 
 
 OPTIONS = (
-    BotOption("protocol", f"{', '.join(PROTOCOLS[:-1])} or {PROTOCOLS[-1]}.", required=True),
-    BotOption("player", "Player spec (default: strongest; it loads in the background, an "
-                        "opening book and the network's policy answer meanwhile; on a time "
-                        "bank with nodes=8000000 unless it says nodes=, memory allowing)."),
-    BotOption("rules", "Rules (default: standard; codingame for codingame)."),
+    BotOption("protocol", "The platform's protocol.", required=True,
+              metavar=choices(PROTOCOLS)),
+    BotOption("player", "{players} Default: the strongest; on a time bank "
+                        f"nodes={timing.BANK_TREE_NODES} unless given, memory allowing."),
+    BotOption("rules", RULES_HELP + " Default: standard, codingame for codingame."),
 )
+
+
+def option_help(option: BotOption) -> str:
+    """`option`'s help text, the players named where it takes a player spec."""
+    return option.help.replace("{players}", players_help()) if "{players}" in option.help \
+        else option.help
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,9 +86,9 @@ class _Parser(argparse.ArgumentParser):
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of ``ninefold bot``."""
-    parse = _Parser(prog="ninefold bot", description=HELP)
+    parse = _Parser(prog="ninefold bot", description=HELP, add_help=False)
     for option in OPTIONS:
-        parse.add_argument(f"--{option.name}", required=option.required, help=option.help,
+        parse.add_argument(f"--{option.name}", required=option.required,
                            metavar=option.name.upper())
     return parse
 
@@ -123,7 +155,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def dispatch(argv: Sequence[str]) -> int | None:
     """The exit status of ``ninefold bot ...`` if `argv` (without the program) asks for
-    it, else None: the rest of the command line handles it."""
-    if list(argv[:1]) != ["bot"]:
+    it, else None: the rest of the command line handles it, ``ninefold bot --help`` too.
+
+    >>> dispatch(["bot", "--protocol", "riddles", "--help"]) is None
+    True
+    """
+    if list(argv[:1]) != ["bot"] or any(word in HELP_OPTIONS for word in argv[1:]):
         return None
     return main(argv[1:])
