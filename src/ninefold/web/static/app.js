@@ -5,6 +5,7 @@
 
 import { AnalysisPanel } from "./analysis.js";
 import { buildBoard as buildCells, square } from "./board.js";
+import { ReviewPanel } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -392,6 +393,8 @@ function render() {
   $("undo").hidden = game.mode === "online" || !mine;
   $("undo").disabled = !game.undoable;
   $("resign").hidden = !mine;
+  $("review-link-wrap").hidden = game.result === null;  // a finished game: its review
+  $("review-link").href = `/replay/${game.id}?review=1`;
   $("draw").hidden = game.mode !== "online" || !mine;
   const offered = Boolean(offer && game.you.includes(offer));
   const offeredToMe = Boolean(offer && !offered && game.you.length);
@@ -522,10 +525,22 @@ document.addEventListener("keydown", (event) => {
 let film = null;  // the Replay shown
 let frame = 0;
 let autoplay = null;
+let review = null;  // the ReviewPanel, once asked for
 
-async function openReplay(path, title) {
+// `reviewOf(film)`: the request for the game's review ([path, body]; a GET without a
+// body), or null for a game not over; it is asked for at once on a link with
+// ?review=1 (the game page's Review link) or when `reviewNow`.
+async function openReplay(path, title, reviewOf = null, reviewNow = false) {
   film = await fetchOrSetup(path);
   if (!film) return;
+  const ask = reviewOf && film.result && film.result !== "*" ? reviewOf(film) : null;
+  $("review-ask").hidden = !ask;
+  if (ask) {
+    $("review-start").addEventListener("click", () => startReview(ask));
+    if (reviewNow || new URLSearchParams(location.search).get("review") === "1") {
+      startReview(ask);
+    }
+  }
   $("play").hidden = false;
   $("viewer").hidden = false;
   $("actions").hidden = true;
@@ -562,6 +577,21 @@ async function openReplay(path, title) {
   const ply = asked === null ? NaN : Number(asked);
   showFrame(Number.isInteger(ply) && ply >= 0 ? ply : film.moves.length);  // else the end
 }
+
+// Ask for the review (`ask`: [path, body]) and show it beside the replay once done.
+async function startReview(ask) {
+  $("review-ask").hidden = true;
+  const url = new URL(location.href);
+  url.searchParams.set("review", "1");
+  history.replaceState(null, "", url);
+  review = new ReviewPanel($("review"), api, showFrame);
+  await review.start(...ask);
+  showFrame(frame);
+}
+
+// The request for the review of a game given by its moves (an arena's, a platform's).
+const reviewByMoves = (f) => ["/api/reviews", { start: f.frames[0].position, moves: f.moves,
+  book: f.opening_plies, result: f.result }];
 
 // The game's result at frame `i` if the board is over there (else null).
 const frameResult = (i) => (film.frames[i].status.startsWith("Game over") ? film.result : null);
@@ -604,6 +634,7 @@ function showFrame(i) {
   url.searchParams.set("ply", String(frame));
   history.replaceState(null, "", url);
   $("permalink").value = url.href;
+  if (review) review.frame(frame, list);
   document.dispatchEvent(new CustomEvent("ninefold:frame", { detail: frame }));  // platform-game.js
 }
 
@@ -782,10 +813,14 @@ const N = "([1-9][0-9]{0,8})";       // an arena or a ranked game's number
 const ROUTES = [
   [/^\/$/, openSetup],
   [new RegExp(`^/g/${ID}$`), load],
-  [new RegExp(`^/replay/${ID}$`), (id) => openReplay(`/api/games/${id}/replay`, `Game ${id}`)],
-  [new RegExp(`^/arena/${N}$`), (n) => openReplay(`/api/arena/${n}/replay`, `Arena game ${n}`)],
+  [new RegExp(`^/replay/${ID}$`), (id) => openReplay(`/api/games/${id}/replay`, `Game ${id}`,
+    () => [`/api/games/${id}/review`, {}])],
+  [new RegExp(`^/arena/${N}$`),
+    (n) => openReplay(`/api/arena/${n}/replay`, `Arena game ${n}`, reviewByMoves)],
   [new RegExp(`^/platform-game/${N}$`),
-    (n) => openReplay(`/api/platform/games/${n}/replay`)],  // titled by the server
+    (n) => openReplay(`/api/platform/games/${n}/replay`, undefined, reviewByMoves)],  // titled
+  [/^\/review\/([0-9a-f]{32})$/, (key) => openReplay(`/api/reviews/${key}/replay`,
+    "Reviewed game", () => [`/api/reviews/${key}`], true)],
   [/^\/arena$/, openArena],
   [/^\/analysis$/, openAnalysis],
   [/^\/rules$/, openRules],
