@@ -149,6 +149,22 @@ def test_train_refuses_bad_options_in_one_line(tmp_path, args, says):
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("command", ["rounds", "distill"])
+def test_train_without_torch_names_the_extra_in_one_line(tmp_path, command):
+    from test_extras import hiding
+
+    env = {**hiding(tmp_path, "train"), "COLUMNS": "80"}
+    done = subprocess.run([*NINEFOLD, "train", command, "--out", "run"], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"error: ninefold train {command}: needs the train extra (torch is "
+                           "missing): pip install 'ninefold[train]'\n")
+    assert not (tmp_path / "run").exists()
+    listed = subprocess.run([*NINEFOLD, "train", "--help"], capture_output=True, text=True,
+                            timeout=120, env=env, cwd=tmp_path)
+    assert listed.returncode == 0 and "rounds" in listed.stdout
+
+
 @pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out (self-play, torch)
 def test_train_rounds_runs_a_tiny_round_and_writes_its_outputs(tmp_path):
     """A round of four self-play games, one epoch and a two-game gating match."""

@@ -30,15 +30,14 @@ LIMITS_VARIABLE = "NINEFOLD_SERVE_LIMITS"  # and the limits (`WebLimits`, JSON)
 def serve(
     host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every one)."),
     port: int = typer.Option(8000, min=0, max=65535, help="Port (0: any free one)."),
-    db: str = typer.Option(DEFAULT_DB, help="SQLite file of the games (made if missing), or a "
-                           "PostgreSQL database's URL (postgresql+psycopg://...)."),
-    platform: str = typer.Option("", help="Also serve the competition platform, its database "
-                                 "at this URL (sqlite:///FILE or postgresql+psycopg://...)."),
+    db: str = typer.Option(DEFAULT_DB, help="The games' SQLite file (made if missing), or a "
+                           "postgresql+psycopg://... URL."),
+    platform: str = typer.Option("", help="Also serve the contest platform, its database at "
+                                 "this URL (sqlite:///FILE or postgresql+psycopg://...)."),
     platform_file: str = typer.Option("", help="The same, its URL read from this file (chmod "
                                       "600): a password stays off the command line."),
-    workers: int = typer.Option(0, min=0, help="Worker processes to start, which build the "
-                                "platform's uploads and play its games in the sandbox (0: none "
-                                "here: the server compiles nothing; `ninefold platform worker`)."),
+    workers: int = typer.Option(0, min=0, help="Platform workers to start: they build "
+                                "uploads and play games (0: none; `ninefold platform worker`)."),
     processes: int = typer.Option(1, min=1, help="Server processes sharing the port and the "
                                   "games (more than 1: a PostgreSQL --db)."),
     games_per_minute: int = typer.Option(30, min=0, help="New games one client (address) may "
@@ -49,9 +48,8 @@ def serve(
     analyses_per_client: int = typer.Option(2, min=0, help="Analyses one client may have "
                                             "waiting or running at once (0: no limit)."),
     allow_origin: Annotated[list[str] | None, typer.Option(
-        metavar="ORIGIN", help="A page origin (https://host[:port]) that may open the "
-        "WebSockets and post changes besides the server's own; repeatable; * lets any "
-        "page open the WebSockets (never post).")] = None,
+        metavar="<origin>", help="Another page origin (https://host[:port]) that may open "
+        "the WebSockets and post; repeatable; *: any page may open them, not post.")] = None,
 ) -> None:
     """Serve the web board: play the computer or a friend by link.
 
