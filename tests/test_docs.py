@@ -47,8 +47,8 @@ def test_the_docs_build_without_a_warning(tmp_path):
     bot = cli[cli.index("\n## ninefold bot\n"):]  # its own entry point, before typer's
     assert "Usage: ninefold bot" in bot[:200] and "--protocol" in bot[:1000]
     webapi = (ROOT / "docs/reference/webapi.md").read_text()
-    assert "\n## POST /api/games\n" in webapi
-    assert "\n## GET /api/platform/contests\n" in webapi  # the platform's routes too
+    assert "\n### POST /api/games\n" in webapi
+    assert "\n### GET /api/platform/contests\n" in webapi  # the platform's routes too
     rules = (tmp_path / "html/reference/api/ninefold.rules.html").read_text()
     assert 'id="ninefold.rules.Board.push"' in rules
 
