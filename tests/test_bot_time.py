@@ -145,6 +145,12 @@ def test_bank_runner_hands_the_player_the_bank_its_increment_and_its_cap() -> No
     assert 7000 - timing.RUNNER_SAFETY_MS - 500 < limit.bank_ms <= 7000 - timing.RUNNER_SAFETY_MS
 
 
+# The referee's grace for a late answer in the whole games below: what a busy machine adds
+# to a turn (the scheduler's, not the bot's) never costs the game; how many answers come
+# late on a real clock, quiet or loaded, is benchmarks/bot_clock.py's to count (--load).
+LOAD_SLACK_MS = 1000
+
+
 def _bot_times(result, side: Mark) -> list[float]:
     return result.times_ms[0 if side == Mark.X else 1::2]
 
@@ -159,8 +165,8 @@ def _codingame_game(log_dir) -> tuple[list[float], list[float], str]:
     # an opponent that thinks most of its turn, as on the platform: the search loads
     # in the background within the bot's first few turns, while a fallback answers
     opponent = Seat.builtin("mcts:ms=90,seed=3", tc=tc)
-    result = play_game(me, opponent, rules="codingame", first_move_ms=30000, slack_ms=0,
-                       log_dir=log_dir)
+    result = play_game(me, opponent, rules="codingame", first_move_ms=30000,
+                       slack_ms=LOAD_SLACK_MS, log_dir=log_dir)
     log = "".join(path.read_text() for path in log_dir.rglob("*.log"))
     if result.termination == Termination.TIME_FORFEIT and result.winner == Mark.X:
         return [], [], log  # the opponent, in the referee's process, was late: busy machine
@@ -176,10 +182,11 @@ def _codingame_game(log_dir) -> tuple[list[float], list[float], str]:
     return used, [ms for ms in used[loaded:] if ms >= 10.0], log
 
 
+@pytest.mark.slow  # whole games on a real clock: `make test-all` and CI run it
 def test_codingame_bot_uses_most_of_its_turn_and_never_times_out(tmp_path) -> None:
     """A real `ninefold bot --protocol codingame` for a whole game: once its search has
     loaded it thinks most of the 100 ms (the old plan: about a third), and it never
-    runs out of time (in any game played).
+    runs out of time (in any game played; by more than `LOAD_SLACK_MS`).
 
     Why up to three games: the bot keeps back what it measures this machine's delays to
     be (overshoots, wake-ups, stalls: `timing.turn_safety_ms`), so on a busy machine it
@@ -194,15 +201,17 @@ def test_codingame_bot_uses_most_of_its_turn_and_never_times_out(tmp_path) -> No
     raise AssertionError(f"no game of three thought most of its turns: {games}\n{log}")
 
 
+@pytest.mark.slow  # a whole game on a real clock: `make test-all` and CI run it
 def test_bank_bot_spends_its_bank_and_never_loses_on_time() -> None:
     """A real `ninefold bot --protocol riddles` with a bank of 2 s (+100 ms a move, at
-    most 2 s: Riddles' control scaled down): no time loss, and from its 10th move the
-    median bank left is under half the maximum (the old plan kept about 90 %)."""
+    most 2 s: Riddles' control scaled down): no time loss (beyond `LOAD_SLACK_MS`), and
+    from its 10th move the median bank left is under half the maximum (the old plan kept
+    about 90 %)."""
     tc = TimeControl(bank_ms=2000, increment_ms=100)
     me = Seat.external(f"{PY} -m ninefold.cli bot --protocol riddles --player mcts",
                        "riddles", name="ninefold", tc=tc)
     opponent = Seat.builtin("mcts:ms=20,seed=5", tc=tc)
-    result = play_game(me, opponent, first_move_ms=30000, slack_ms=0)
+    result = play_game(me, opponent, first_move_ms=30000, slack_ms=LOAD_SLACK_MS)
     assert result.termination != Termination.TIME_FORFEIT, result.reason
     assert result.termination in (Termination.LINE, Termination.NO_MOVES,
                                   Termination.BOARD_COUNT), result.reason
@@ -288,15 +297,16 @@ def test_a_late_answer_says_on_stderr_where_its_time_went() -> None:
     board = Board("codingame")
     start = time.monotonic()
     r.choose(board, Limit(move_ms=50.0), 1000.0, start=start)
-    r.turn_done(start, 94.0, 100.0)  # in time: nothing said
+    r.turn_done(start, 94.0, 60_000.0)  # in time (a minute's turn: no load crosses it)
     assert log.getvalue() == ""
     start = time.monotonic() - 0.15  # the request came 150 ms ago (the bot was held up)
     r.choose(board, Limit(move_ms=50.0), 1000.0, start=start)
     r.turn_done(start, 94.0, 100.0)
     said = log.getvalue()
-    assert re.search(r"late answer: 1[5-9]\d ms of 100 by this bot's clock \(planned 94\); "
-                     r"player began at 1[5-9]\d ms, done at 1[5-9]\d, answer picked up at "
-                     r"1[5-9]\d", said), said
+    late = r"(?:1[5-9]\d|[2-9]\d\d|\d{4,})"  # 150 ms or more: a loaded machine adds its own
+    assert re.search(rf"late answer: {late} ms of 100 by this bot's clock \(planned 94\); "
+                     rf"player began at {late} ms, done at {late}, answer picked up at "
+                     rf"{late}", said), said
     assert said.count("\n") == 1
 
 
@@ -308,7 +318,7 @@ def test_a_turn_is_timed_to_the_write_of_its_answer(monkeypatch) -> None:
     import time
 
     def slow_collect(generation: int = 2) -> int:
-        time.sleep(0.15)  # held up after the write, as a loaded machine does
+        time.sleep(1.5)  # held up after the write, as a loaded machine does
         return 0
 
     monkeypatch.setattr(gc, "collect", slow_collect)
@@ -318,9 +328,11 @@ def test_a_turn_is_timed_to_the_write_of_its_answer(monkeypatch) -> None:
     start = time.monotonic()
     r.choose(Board("codingame"), Limit(move_ms=50.0), 1000.0, start=start)
     r.say("4 4")
-    r.turn_done(start, 94.0, 100.0)
+    # a turn of 1,200 ms planned to think 1,000: the 1,500 ms after the write would make
+    # it late; the write itself comes at once (a margin of a second no load crosses)
+    r.turn_done(start, 1000.0, 1200.0)
     assert log.getvalue() == ""
-    assert len(r.overshoots) == 1 and r.overshoots[-1] < 0  # written well before 94 ms
+    assert len(r.overshoots) == 1 and r.overshoots[-1] < 0  # written before its 1,000 ms
 
 
 def test_the_turn_safety_covers_a_stall_of_the_bots_process() -> None:
@@ -349,7 +361,7 @@ def test_an_overrun_is_answered_with_the_engines_fallback() -> None:
 
     from ninefold.protocols.engine import Engine
 
-    engine = Engine("sleepy-test:ms=400", "codingame", log=io.StringIO(),
+    engine = Engine("sleepy-test:ms=3000", "codingame", log=io.StringIO(),
                     command=search_players.command())
     try:
         r = _quiet_runner("codingame", engine)
@@ -360,8 +372,9 @@ def test_an_overrun_is_answered_with_the_engines_fallback() -> None:
             board.push(Move.parse(text))
         t0 = time.monotonic()
         move = r.choose(board, Limit(move_ms=50.0), 80.0)
-        assert (time.monotonic() - t0) * 1000 < 80.0 + 30.0
+        # answered at its 80 ms, not after the player's 3 s (a margin no load crosses)
+        assert (time.monotonic() - t0) * 1000 < 1500.0
         assert move in board.legal_moves
         assert "player overran 80 ms: playing the fallback's move" in r.log.getvalue()
     finally:
-        engine.close()
+        engine.search.child.kill()  # at once: its player sleeps on

@@ -289,7 +289,9 @@ def test_the_cpu_limit_stops_a_spinning_process(tmp_path):
     t0 = time.monotonic()
     done = run("while :; do :; done", tmp_path, sandbox.Limits(cpu_s=1))
     assert done.returncode in (128 + 9, 128 + 24)  # SIGKILL, SIGXCPU
-    assert time.monotonic() - t0 < 10
+    # its 1 s of CPU, which a busy machine spreads over seconds; unstopped, `run` would
+    # give up at 30 s
+    assert time.monotonic() - t0 < 25
 
 
 def test_compile_errors_are_logged(tmp_path):
@@ -325,7 +327,9 @@ def test_a_compile_that_never_ends_is_stopped(bots, tmp_path):
     t0 = time.monotonic()
     made, out, recipe = build(tmp_path, *hostile_archive("slow-compile"), limits=limits)
     assert recipe.name == "c"
-    assert 2 <= time.monotonic() - t0 < 6
+    # stopped at its 2 s (a busy machine adds seconds to the sandbox's start, not minutes:
+    # unstopped, it never ends)
+    assert 2 <= time.monotonic() - t0 < 60
     assert not made.ok and not out.exists()
     assert made.log.endswith("compile stopped after 2 s (time limit)")
     assert no_leftovers() == []

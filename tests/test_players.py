@@ -609,7 +609,9 @@ def test_one_search_yields_snapshots_between_slices_and_a_last_one() -> None:
     snaps = list(player.search(Board(), Limit(move_ms=400), gaps=[0.05, 0.1]))
     assert [s.done for s in snaps] == [False, False, True]
     assert snaps[0].sims < snaps[1].sims <= snaps[2].sims
-    assert snaps[0].seconds >= 0.05 and snaps[-1].seconds < 0.4
+    # ended by its 400 ms (a search that ran on would take far longer than 4 s: a
+    # margin no load on the machine crosses)
+    assert snaps[0].seconds >= 0.05 and snaps[-1].seconds < 4.0
     last = snaps[-1]
     assert last.best is not None and last.best.move in Board().legal_moves
     assert sum(m.visits for m in last.moves) <= last.sims and last.proven is None
@@ -618,9 +620,10 @@ def test_one_search_yields_snapshots_between_slices_and_a_last_one() -> None:
     search = player.search(Board(), Limit(move_ms=60_000), stop, gaps=[0.05])
     first = next(search)
     stop.set()
-    t0 = time.perf_counter()
     rest = list(search)
-    assert time.perf_counter() - t0 < 0.1 and [s.done for s in rest] == [True]
+    # ended by the stop, not by its 60 s (by its own clock; how soon a loaded machine
+    # runs the slice it was in is not this test's)
+    assert rest[-1].seconds < 30 and [s.done for s in rest] == [True]
     assert rest[-1].sims >= first.sims
 
 

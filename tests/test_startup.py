@@ -43,7 +43,9 @@ from ninefold.rules import Board, Move
 
 PY = sys.executable
 BOT = [PY, "-m", "ninefold", "bot", "--protocol", "codingame"]
-FIRST_TURN_MS = 1000.0  # CodinGame's limit for a bot's first answer
+# A first answer that waited for the search to compile (about 40 s here) comes later than
+# this; one that did not, sooner, however busy the machine (CodinGame's limit is 1,000 ms)
+NO_COMPILE_MS = 15_000.0
 FIRST_REQUEST = "-1 -1\n81\n" + "".join(f"{r} {c}\n" for r in range(9) for c in range(9))
 HEAVY = ("typer", "rich", "numpy", "numba")
 
@@ -187,7 +189,7 @@ def engines():
 
 
 def test_the_engine_answers_from_the_fallback_until_the_player_is_ready(engines) -> None:
-    engine = engines("slowload-test:delay=1.5")
+    engine = engines("slowload-test:delay=3.0")
     for board in list(book_positions())[:3]:  # not started: the fallback, at once
         result = engine.play(board, Limit(move_ms=1000))
         assert result.move == read_book()[key(board)] and result.info["engine"] == "loading"
@@ -195,8 +197,10 @@ def test_the_engine_answers_from_the_fallback_until_the_player_is_ready(engines)
     t0 = time.monotonic()
     result = engine.play(Board("codingame"), Limit(move_ms=1000))
     waited_ms = (time.monotonic() - t0) * 1000
-    # waited at most its share of the time for the player, then the fallback answered
-    assert result.info["engine"] == "loading" and waited_ms < 1000, waited_ms
+    # waited at most its share of the time for the player (900 ms), then the fallback
+    # answered: long before the player's 3 s (a margin no load crosses; how close to the
+    # turn's end the answer comes on a busy machine is benchmarks/bot_clock.py's)
+    assert result.info["engine"] == "loading" and waited_ms < 2000, waited_ms
     assert engine.wait(30) and engine.ready
     assert "engine ready after" in engine.log.getvalue()
     assert engine.play(Board("codingame"), Limit(move_ms=50)).info == {"slow": True}
@@ -211,10 +215,13 @@ def test_a_book_position_on_a_turn_clock_waits_for_the_search_then_plays_the_boo
     engine = engines("slowload-test:delay=0.5")
     engine.start()
     t0 = time.monotonic()
-    result = engine.play(Board("codingame"), Limit(move_ms=1000))
+    # a turn of 5 s: the search (its process started, then 0.5 s) is ready within the
+    # book's share of it (4.5 s) however busy the machine
+    result = engine.play(Board("codingame"), Limit(move_ms=5000))
     waited_ms = (time.monotonic() - t0) * 1000
     assert result.move == read_book()[key(Board())] and result.info["reason"] == "book"
-    assert engine.ready and 300 <= waited_ms < 1000, waited_ms  # it waited until ready
+    # it waited until ready (and then searched on to the turn's end: the next test)
+    assert engine.ready and 300 <= waited_ms < 10_000, waited_ms
 
 
 def test_a_search_ready_during_a_book_turn_searches_on_after_the_book_s_move(
@@ -227,19 +234,23 @@ def test_a_search_ready_during_a_book_turn_searches_on_after_the_book_s_move(
     engine.start()
     board = Board("codingame")
     t0 = time.monotonic()
-    result = engine.play(board, Limit(move_ms=1000))
+    # a turn of 5 s: the search (its process started, then 0.3 s) is ready well within it
+    # however busy the machine. The margins below are seconds: no load crosses them
+    result = engine.play(board, Limit(move_ms=5000))
     waited_ms = (time.monotonic() - t0) * 1000
     book_move = read_book()[key(board)]
     assert result.move == book_move and result.info["reason"] == "book"
-    assert 1000 - timing.LOADING_MARGIN_MS - 5 <= waited_ms < 1000, waited_ms
+    # the answer waited for the turn's wait to end (and not for the search's own end, 30 s)
+    assert 5000 - timing.LOADING_MARGIN_MS - 5 <= waited_ms < 10_000, waited_ms
     assert result.info["searched_on_ms"] >= 400, result.info
-    time.sleep(0.3)  # the opponent's turn: the search has stopped at the turn's end
+    time.sleep(3.0)  # the opponent's turn: the search has stopped at the turn's end
     board.push(book_move)
     after = board.position()
     board.push(next(iter(board.legal_moves)))
     pondered = engine.play(board, Limit(move_ms=50)).info["pondered"]
     assert pondered[0] == after, pondered
-    assert result.info["searched_on_ms"] - 30 <= pondered[1] <= waited_ms + 30, pondered
+    # it searched on as long as the answer waited, not through the opponent's 3 s too
+    assert abs(pondered[1] - result.info["searched_on_ms"]) < 1000, (pondered, result.info)
 
 
 def test_a_book_position_on_a_time_bank_is_answered_at_once(engines) -> None:
@@ -250,7 +261,8 @@ def test_a_book_position_on_a_time_bank_is_answered_at_once(engines) -> None:
     result = engine.play(Board("codingame"), Limit(bank_ms=10000, increment_ms=500))
     waited_ms = (time.monotonic() - t0) * 1000
     assert result.info["reason"] == "book" and result.info["engine"] == "loading"
-    assert waited_ms < 300 and not engine.ready, waited_ms
+    # at once: not after the search's 1.5 s load (nor the bank's share)
+    assert waited_ms < 1000 and not engine.ready, waited_ms
 
 
 def test_a_request_stops_waiting_once_the_search_must_be_compiled(engines) -> None:
@@ -260,9 +272,11 @@ def test_a_request_stops_waiting_once_the_search_must_be_compiled(engines) -> No
     engine = engines("slowload-test:delay=1.5", compiling=True)
     engine.start()
     t0 = time.monotonic()
-    result = engine.play(_past_the_book(), Limit(move_ms=1000))
+    # a turn of 20 s: waiting it out would take 20 s; the search's process says it must
+    # compile as soon as it has started (seconds at most, however busy the machine)
+    result = engine.play(_past_the_book(), Limit(move_ms=20_000))
     waited_ms = (time.monotonic() - t0) * 1000
-    assert result.info["engine"] == "loading" and waited_ms < 700, waited_ms
+    assert result.info["engine"] == "loading" and waited_ms < 10_000, waited_ms
     assert "compiling" in engine.log.getvalue()
     assert engine.wait(30)
 
@@ -347,8 +361,10 @@ def test_a_warm_bot_answers_its_first_request_within_the_turn(tmp_path) -> None:
         stop(proc)
     assert legal_first(answer), answer
     # the book's move, sent when the search is ready or, loading longer, at the turn's end
-    # less the margins: CodinGame's first turn is a clock per turn (a bank: at once)
-    assert ms < FIRST_TURN_MS, f"{ms:.0f} ms"
+    # less the margins: CodinGame's first turn is a clock per turn (a bank: at once).
+    # Within the 1,000 ms is benchmarks/bot_clock.py's to measure (its warm starts): on a
+    # busy machine the interpreter's own start takes seconds. Here: never after a compile
+    assert ms < NO_COMPILE_MS, f"{ms:.0f} ms"
 
 
 def test_an_empty_cache_still_answers_within_the_first_turn_limit(tmp_path) -> None:
@@ -358,7 +374,8 @@ def test_an_empty_cache_still_answers_within_the_first_turn_limit(tmp_path) -> N
     finally:
         stop(proc)
     assert legal_first(answer), answer
-    assert ms < FIRST_TURN_MS, f"{ms:.0f} ms"
+    # within the 1,000 ms: bot_clock.py's cold starts; here, never after the compile
+    assert ms < NO_COMPILE_MS, f"{ms:.0f} ms"
 
 
 @pytest.mark.slow  # `make test-all` and CI run it; `make test` leaves it out
@@ -367,7 +384,7 @@ def test_a_bot_killed_while_compiling_leaves_no_broken_cache(tmp_path) -> None:
     proc = start_bot(cache, tmp_path / "err1.txt")
     try:
         ms, answer = first_answer(proc)
-        assert legal_first(answer) and ms < FIRST_TURN_MS, (ms, answer)
+        assert legal_first(answer) and ms < NO_COMPILE_MS, (ms, answer)  # see above
         deadline = time.monotonic() + 120
         while not list(cache.rglob("*.nbc")) and time.monotonic() < deadline:
             time.sleep(0.05)  # killed once the first functions are written, mid-compile
@@ -431,7 +448,9 @@ def test_a_request_while_the_search_loads_waits_for_it_most_of_its_time(engines)
     result = engine.play(_past_the_book(), Limit(move_ms=300))
     waited_ms = (time.monotonic() - t0) * 1000
     assert result.info["engine"] == "loading"
-    assert 300 - timing.LOADING_MARGIN_MS - 15 <= waited_ms < 300, waited_ms
+    # until its time less the margin, and not for the search (1.5 s): a margin no load
+    # crosses (how close to the turn's end a busy machine answers: bot_clock.py's)
+    assert 300 - timing.LOADING_MARGIN_MS - 15 <= waited_ms < 1000, waited_ms
 
 
 def test_out_of_the_book_the_network_s_policy_answers_while_the_search_loads(engines) -> None:
@@ -464,9 +483,11 @@ def test_a_search_ready_within_the_turn_plays_the_rest_of_it(engines) -> None:
     engine = engines("slowload-test:delay=0.2")
     engine.start()
     t0 = time.monotonic()
-    result = engine.play(_past_the_book(), Limit(move_ms=2000))
+    # a turn of 20 s: the search's process starts and loads within it however busy the
+    # machine
+    result = engine.play(_past_the_book(), Limit(move_ms=20_000))
     assert result.info == {"slow": True}  # the player's move, not the fallback's
-    assert (time.monotonic() - t0) * 1000 < 2000
+    assert (time.monotonic() - t0) * 1000 < 20_000
 
 
 def test_a_search_that_holds_its_interpreter_lock_while_loading_delays_no_answer(
@@ -475,7 +496,7 @@ def test_a_search_that_holds_its_interpreter_lock_while_loading_delays_no_answer
     the search loaded in the bot's own process, the bot's answers waited for the lock
     (250 and 394 ms of a 100 ms turn, measured beside two busy processes). The search
     loads in a process of its own: each request is answered on time meanwhile."""
-    engine = engines("lockload-test:seconds=2.5,hold=0.4")
+    engine = engines("lockload-test:seconds=4,hold=1.0")
     engine.start()
     time.sleep(0.5)  # the search process is loading, holding its lock
     late = []
@@ -484,7 +505,9 @@ def test_a_search_that_holds_its_interpreter_lock_while_loading_delays_no_answer
         result = engine.play(_past_the_book(), Limit(move_ms=50))
         waited_ms = (time.monotonic() - t0) * 1000
         assert result.info["engine"] == "loading"
-        late += [waited_ms] if waited_ms > 50 + 20 else []
+        # a lock held 1 s at a time would hold some answer up by more than half of it;
+        # a busy machine's own delays stay well under that
+        late += [waited_ms] if waited_ms > 50 + 500 else []
     assert not late, late
     assert engine.wait(30)
     assert engine.play(_past_the_book(), Limit(move_ms=50)).info == {"held": True}
