@@ -65,7 +65,7 @@ test-all: checks
 	$(PY) -m pytest
 
 checks: $(STAMP) debs
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks docs
 	$(VENV)/bin/lint-imports --no-logo
 	$(VENV)/bin/mypy src
 

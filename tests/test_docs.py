@@ -3,7 +3,8 @@
 The whole build (`test_the_docs_build_without_a_warning`) is slow: its reference pages
 import every public module and build the web app. The others build small trees of pages
 with the same command and settings (``make docs-build DOCS_SRC=...``), without the
-generated reference, and show that each kind of broken link fails the build.
+generated reference, and show that each kind of broken link fails the build, and a page
+in no toctree too, unless its front matter says ``orphan: true``.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def small_tree(root: Path, links: str) -> Path:
     (docs / "images").mkdir(parents=True)
     (docs / "images/board.png").write_bytes(PNG)
     (docs / "page.md").write_text("# Page\n\n## A section\n\nText.\n")
+    (docs / "aside.md").write_text("---\norphan: true\n---\n# In no toctree, and says so\n")
     (docs / "index.md").write_text(
         "# Home\n\n```{toctree}\npage\n```\n\n## Links\n\n" + links)
     return docs
@@ -100,9 +102,12 @@ def test_pages_with_good_links_build(tmp_path):
 
 def test_each_broken_link_fails_the_build(tmp_path):
     docs = small_tree(tmp_path / "repo", GOOD + "".join(f"- {link}\n" for link in BROKEN))
+    (docs / "stray.md").write_text("# In no toctree, and does not say so\n")
     done = build(docs, tmp_path / "html", "-D", "ninefold_reference=0")
     assert done.returncode != 0
     said = warnings(done)
     for link, warning in BROKEN.items():
         assert any(warning in line for line in said), (link, said)
-    assert len(said) == len(BROKEN), said  # and nothing about the good links
+    assert any("stray.md: WARNING: document isn't included in any toctree" in line
+               for line in said), said
+    assert len(said) == len(BROKEN) + 1, said  # and nothing about the good links
