@@ -25,8 +25,9 @@ def review_command(
     record: str = typer.Argument(..., help="A game record file (as 'ninefold export' or the "
                                   "web board's 'Game record' writes)."),
     game: int = typer.Option(1, "--game", min=1, help="Which game of the file, 1 for the first."),
-    png: str | None = typer.Option(None, help="Write the eval graph to this PNG file."),
-    ms: float = typer.Option(DEFAULT_MS, "--budget", min=MIN_MS, max=MAX_MS,
+    png: str | None = typer.Option(None, "--plot", "--png",
+                                   help="Write the eval graph to this PNG file."),
+    ms: float = typer.Option(DEFAULT_MS, "--ms", "--budget", min=MIN_MS, max=MAX_MS,
                              help="Search time a position, ms."),
     workers: int = typer.Option(max(1, usable_cpus() - 1), min=1, max=64,
                                 help="Worker processes that analyse (default: the CPUs less one)."),
