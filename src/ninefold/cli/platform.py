@@ -37,7 +37,7 @@ from ninefold.options import clip
 from ninefold.platform import DB_URL_VARIABLE
 from ninefold.platform.archive import ArchiveLimits
 from ninefold.platform.recipes import recipes
-from ninefold.protocols.botmain import RULES_HELP, choices
+from ninefold.protocols.botmain import RULES_HELP, choices, players_help
 from ninefold.protocols.clock import PROTOCOLS
 
 if TYPE_CHECKING:
@@ -298,7 +298,7 @@ def times(
 def house(
     contest: str = typer.Argument(..., help="The contest's name."),
     name: str = typer.Argument(..., help="The house bot's name on the leaderboard."),
-    spec: str = typer.Argument(..., help="One of ninefold's players: level:3, mcts:net=default"),
+    spec: str = typer.Argument(..., help=players_help()),
     admin: str = typer.Option(..., "--admin", help=(
         "The account that enters it: an admin, or the contest's organiser.")),
     db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
