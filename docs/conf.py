@@ -2,7 +2,8 @@
 
 ``make docs`` builds them into docs/_build/html with warnings as errors (``-W``), every
 cross-reference checked (``-n``): links between pages and to their headings' anchors, links to
-files and folders of the repository, images, and the names in the docstrings.
+files and folders of the repository, images, and the names in the docstrings. A page in no
+toctree is a warning too, unless its front matter says ``orphan: true``.
 The pages under docs/reference/ that say "generated" are written by
 ``_ext/reference_pages.py`` on every build (the CLI from ``--help``, the Python API from
 the docstrings, the web API from the OpenAPI schema) and are not kept in git.
@@ -35,10 +36,10 @@ exclude_patterns = ["_build", "_ext"]
 html_theme = "furo"
 html_title = "ninefold"
 
-# Markdown that reads the same on GitHub: headings get GitHub's anchors (`page.md#a-heading`),
-# and every link to another page, an anchor or a file is checked.
+# Markdown that reads the same on GitHub (CommonMark and tables, no MyST-only syntax enabled):
+# headings get GitHub's anchors (`page.md#a-heading`), and every link to another page, an
+# anchor or a file is checked.
 myst_heading_anchors = 6
-myst_enable_extensions = ["colon_fence", "deflist"]
 
 nitpicky = True
 # single backquotes in docstrings name an object: a link where the name is documented,
