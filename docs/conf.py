@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import ninefold
 from ninefold import extras
@@ -55,3 +56,13 @@ autodoc_preserve_defaults = True
 # their names stand in (the docs extra brings the platform's, for the web API page)
 autodoc_mock_imports = [module for extra in ("rl", "train", "cluster")
                         for module in extras.missing(extra)]
+
+
+def _no_object_base(app: object, name: str, obj: object, options: object,
+                    bases: list[type]) -> None:
+    """Leave out "Bases: object": every class has it."""
+    bases[:] = [base for base in bases if base is not object]
+
+
+def setup(app: Any) -> None:
+    app.connect("autodoc-process-bases", _no_object_base)
