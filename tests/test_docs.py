@@ -42,12 +42,13 @@ def test_the_docs_build_without_a_warning(tmp_path):
     done = build(ROOT / "docs", tmp_path / "html")
     assert done.returncode == 0, "\n".join(warnings(done)) or done.stderr[-4000:]
     # the reference pages are made from the code: the command tree, the routes, the modules
-    cli = (ROOT / "docs/reference/cli.md").read_text()
+    reference = ROOT / "docs/reference"
+    cli = "".join(page.read_text() for page in [reference / "cli.md", *reference.glob("cli/*.md")])
     assert re.search(r"^## ninefold play\n", cli, re.M)
     assert re.search(r"^### ninefold platform worker\n", cli, re.M)
     bot = cli[cli.index("\n## ninefold bot\n"):]  # its own entry point, before typer's
     assert "Usage: ninefold bot" in bot[:200] and "--protocol" in bot[:1000]
-    webapi = (ROOT / "docs/reference/webapi.md").read_text()
+    webapi = (reference / "webapi.md").read_text()
     assert "\n### POST /api/games\n" in webapi
     assert "\n### GET /api/platform/contests\n" in webapi  # the platform's routes too
     rules = (tmp_path / "html/reference/api/ninefold.rules.html").read_text()

@@ -1,8 +1,9 @@
 """The reference pages made at build time, from the code itself: nothing in them is written by hand.
 
-- ``reference/cli.md``: the ``--help`` of every ``ninefold`` command, found by walking
-  the click tree that typer builds from the app, each printed by the command's own entry
-  point (as ``ninefold play --help`` prints it);
+- ``reference/cli.md`` and ``reference/cli/``: the ``--help`` of every ``ninefold``
+  command, found by walking the click tree that typer builds from the app, each printed
+  by the command's own entry point (as ``ninefold play --help`` prints it), a page for
+  each section of ``ninefold --help``;
 - ``reference/webapi.md``: every path of the web server's OpenAPI schema, the board's
   and the contest platform's (the app built with a platform on a throwaway SQLite file),
   and ``reference/webapi-schemas.md`` the bodies' fields;
@@ -22,6 +23,7 @@ import inspect
 import io
 import logging
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -73,19 +75,24 @@ def fence(text: str) -> str:
 
 # --- the command line ------------------------------------------------------------------
 
-def _walk(command: Any, ctx: Any) -> Iterator[tuple[Any, Any]]:
-    """`command` and every command below it, depth first, each with its context, in the
-    order of the help's list."""
-    yield command, ctx
+def _children(command: Any, ctx: Any) -> Iterator[tuple[Any, Any]]:
+    """The commands of the group `command`, each with its context, in the order of the
+    group's help (by its sections)."""
     if not hasattr(command, "list_commands"):
         return
-    shown = command.get_help(ctx)  # the commands in the order the group's help lists them
+    shown = command.get_help(ctx)
     for name in sorted(command.list_commands(ctx),
                        key=lambda name: (shown.find(f"\n  {name} "), name)):
         sub = command.get_command(ctx, name)
-        if sub is None or getattr(sub, "hidden", False):
-            continue
-        yield from _walk(sub, sub.context_class(sub, info_name=name, parent=ctx))
+        if sub is not None and not getattr(sub, "hidden", False):
+            yield sub, sub.context_class(sub, info_name=name, parent=ctx)
+
+
+def _walk(command: Any, ctx: Any) -> Iterator[tuple[Any, Any]]:
+    """`command` and every command below it, depth first, each with its context."""
+    yield command, ctx
+    for sub, sub_ctx in _children(command, ctx):
+        yield from _walk(sub, sub_ctx)
 
 
 @contextmanager
@@ -118,8 +125,14 @@ def help_of(words: list[str]) -> str:
     return out.getvalue()
 
 
-def cli_page() -> str:
-    """reference/cli.md: each command's ``--help``, as ``ninefold ... --help`` prints it."""
+def _slug(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+
+
+def cli_pages() -> dict[str, str]:
+    """reference/cli.md, the root's ``--help``, and a page per section of it
+    (reference/cli/SECTION.md) with its commands' ``--help``, as ``ninefold ... --help``
+    prints each."""
     import typer
 
     from ninefold.cli import app
@@ -127,14 +140,25 @@ def cli_page() -> str:
     root = typer.main.get_command(app)
     ctx = root.context_class(root, info_name="ninefold", terminal_width=WIDTH,
                              max_content_width=WIDTH)
-    parts = [GENERATED, "# Command line\n\n",
+    sections: dict[str, list[tuple[Any, Any]]] = {}  # the help's sections: their commands
+    for command, command_ctx in _children(root, ctx):
+        section = getattr(command, "rich_help_panel", None) or "Commands"
+        sections.setdefault(section, []).append((command, command_ctx))
+    pages = {"cli.md": GENERATED + "# Command line\n\n"
              "Every `ninefold` command and its options, as `ninefold COMMAND --help` prints "
-             "them.\n"]
-    for _, cctx in _walk(root, ctx):
-        path = cctx.command_path
-        title = "#" * min(max(path.count(" "), 1) + 1, 4) + f" {path}\n\n"
-        parts.append("\n" + title + fence(help_of(path.split()[1:])))
-    return "".join(parts)
+             "them, a page for each section of the list below.\n\n## ninefold\n\n"
+             + fence(help_of([])) + "\n```{toctree}\n:maxdepth: 2\n\n"
+             + "".join(f"cli/{_slug(section)}\n" for section in sections) + "```\n"}
+    for section, commands in sections.items():
+        parts = [GENERATED, f"# {section} commands\n\n", f"The commands of the {section} "
+                 "section of [`ninefold --help`](../cli.md).\n"]
+        for command, command_ctx in commands:
+            for _, cctx in _walk(command, command_ctx):
+                path = cctx.command_path
+                title = "#" * min(path.count(" ") + 1, 4) + f" {path}\n\n"
+                parts.append("\n" + title + fence(help_of(path.split()[1:])))
+        pages[f"cli/{_slug(section)}.md"] = "".join(parts)
+    return pages
 
 
 # --- the web API -----------------------------------------------------------------------
@@ -344,7 +368,12 @@ def write_pages(app: Sphinx) -> None:
     if not app.config.ninefold_reference:
         return
     reference = Path(app.srcdir) / "reference"
-    write_if_changed(reference / "cli.md", cli_page())
+    cli = cli_pages()
+    for name, text in cli.items():
+        write_if_changed(reference / name, text)
+    for stale in (reference / "cli").glob("*.md"):
+        if f"cli/{stale.name}" not in cli:
+            stale.unlink()
     schema = openapi_schema()
     write_if_changed(reference / "webapi.md", webapi_page(schema))
     write_if_changed(reference / "webapi-schemas.md", schemas_page(schema))
