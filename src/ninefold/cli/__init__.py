@@ -300,6 +300,9 @@ from ninefold.cli import classic  # noqa: E402
 from ninefold.cli import puzzles  # noqa: E402
 
 # isort: split
+from ninefold.cli import explorer  # noqa: E402
+
+# isort: split
 from ninefold.cli import bot  # noqa: E402
 
 # isort: split
@@ -311,5 +314,5 @@ from ninefold.cli import web  # noqa: E402
 # isort: split
 from ninefold.cli import platform  # noqa: E402
 
-__all__ = ["app", "arena", "bot", "classic", "game", "main", "platform", "proof", "puzzles",
-           "review", "train", "web"]
+__all__ = ["app", "arena", "bot", "classic", "explorer", "game", "main", "platform", "proof",
+           "puzzles", "review", "train", "web"]

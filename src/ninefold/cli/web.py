@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 DEFAULT_DB = "ninefold-web.sqlite"
 DB_VARIABLE = "NINEFOLD_SERVE_DB"  # how `serve --processes N` hands its processes --db
 LIMITS_VARIABLE = "NINEFOLD_SERVE_LIMITS"  # and the limits (`WebLimits`, JSON)
+EXPLORER_VARIABLE = "NINEFOLD_SERVE_EXPLORER"  # and the explorer's index
 
 
 @app.command(rich_help_panel="Platform")
@@ -47,6 +48,8 @@ def serve(
         "once, per process (0: no limit)."),
     analyses_per_client: int = typer.Option(2, min=0, help="Analyses one client may have "
                                             "waiting or running at once (0: no limit)."),
+    explorer: str = typer.Option("", metavar="FILE", help="The opening explorer's index "
+                                 "(ninefold explore index makes one), shown at /explorer."),
     allow_origin: Annotated[list[str] | None, typer.Option(
         metavar="<origin>", help="Another page origin (https://host[:port]) that may open "
         "the WebSockets and post; repeatable; *: any page may open them, not post.")] = None,
@@ -77,6 +80,9 @@ def serve(
     if processes > 1 and platform:
         _fail("--platform runs in one server process (with its workers' supervisor): "
               "leave out --processes")
+    if explorer and not os.path.isfile(explorer):
+        _fail(f"no explorer index {explorer}: make one with ninefold explore index --db "
+              f"{explorer} --from FILE")
     if platform:
         from ninefold.cli.platform import _store
 
@@ -87,11 +93,12 @@ def serve(
             from ninefold.web.app import create_app
 
             application = create_app(db, platform_url=platform or None, workers=workers,
-                                     limits=limits)
+                                     limits=limits, explorer=explorer or None)
         else:  # the table made once, here; each process builds its own app
             GameStore(db).close()
             os.environ[DB_VARIABLE] = db
             os.environ[LIMITS_VARIABLE] = limits.to_json()
+            os.environ[EXPLORER_VARIABLE] = explorer
             application = f"{__name__}:process_app"
     except Exception as exc:  # an unreadable or unwritable database
         _fail(f"cannot open the games database {_shown(db)}: {exc}")
@@ -136,7 +143,8 @@ def process_app() -> FastAPI:
     from ninefold.web.limits import WebLimits
 
     app = create_app(os.environ[DB_VARIABLE],
-                     limits=WebLimits.from_json(os.environ[LIMITS_VARIABLE]))
+                     limits=WebLimits.from_json(os.environ[LIMITS_VARIABLE]),
+                     explorer=os.environ.get(EXPLORER_VARIABLE) or None)
     keep_out_of_collections()
     return app
 

@@ -35,6 +35,8 @@ Routes, by module:
   with open boards, replayed against an O of the viewer's choice;
 - `ninefold.web.puzzles`: ``/api/puzzles...`` and the page ``/puzzles``: puzzles
   cut from real games, solved by clicking, rated by Glicko-2;
+- `ninefold.web.explorer`: ``/api/explorer...`` and the page ``/explorer``: the moves
+  played in each position of the indexed games, and how they scored;
 - `ninefold.web.arena`: ``GET /api/arena``, ``/api/arena/standings``,
   ``/api/arena/plots/{name}.png``, ``/api/arena/{n}/replay``: the games,
   standings, plots and replays of an arena results database, when the
@@ -69,6 +71,7 @@ from ninefold.web import (
     routes_pages,
     routes_viewer,
 )
+from ninefold.web import explorer as explorer_routes
 from ninefold.web.analysis import Analyst
 from ninefold.web.arena import ArenaResults
 from ninefold.web.arena import router as arena_router
@@ -118,11 +121,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None = None,
                platform_url: str | None = None, workers: int = 0,
-               limits: WebLimits | None = None) -> FastAPI:
+               limits: WebLimits | None = None,
+               explorer: str | Path | None = None) -> FastAPI:
     """The web board's application, its games in the SQLite file `db` (or the
     PostgreSQL database at the URL `db`); with
     `platform_url`, the competition platform too (`ninefold.web.platform`), its
-    uploads built and games played by `workers` worker processes."""
+    uploads built and games played by `workers` worker processes; with `explorer`, the
+    opening explorer over that index (`ninefold.web.explorer`)."""
     app = FastAPI(title="ninefold", version="0.1.0", lifespan=lifespan,
                   description="Ultimate Tic-Tac-Toe: play the computer or a friend by link.")
     app.state.limits = limits = limits or WebLimits()  # what one client may ask
@@ -161,5 +166,6 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     proof.mount(app)
     mount_reviews(app)  # app.state.reviewer: game reviews in worker processes
     puzzles.mount(app)
+    explorer_routes.mount(app, explorer)
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")
     return app

@@ -1,0 +1,490 @@
+"""The opening explorer: what was played in each position of the stored games, and how
+it scored.
+
+An `Explorer` is a SQLite file (the stdlib's ``sqlite3``) holding, for every
+position the indexed games reached in their first `plies` plies, each move
+played there with how many games went on to a win of X, a draw or a win of O,
+per source (`SOURCES`) and per rule set. A position is keyed by `position_key`:
+a 63-bit hash of its kernel state (the marks, the side to move and the board it
+is sent to), computed in numba; the rules are a column of their own. Positions
+are kept as they are: a position and its mirror image are two positions.
+
+Games come from (`read_games_from`):
+
+- a web store (``.sqlite``/``.db`` with a ``web_games`` table): finished games
+  only, ``web``;
+- an arena results database (a ``games`` table with ``meta``): ``arena``;
+- the platform's database (a ``games`` table with ``contests``): its finished
+  games, ``platform``;
+- match records (``.jsonl``, `benchmarks/strength.py --save`'s, game lines with
+  ``moves``) and game records (`ninefold.records`): ``records``.
+
+Each game is indexed once: its id (`StoredGame.key`: the source, the game's
+name in its store, its rules and moves, hashed) goes into a table, and a game
+already there is skipped, so indexing a store again adds only its new games.
+
+The engine's evaluation of each move (`evaluate`) is the analysis player's
+(`ninefold.review.evaluate`) of the position the move leads to, for the
+`EVALUATED` most played moves of a position, searched on request for a short
+time and kept in the index per position, so the next query of it reads it.
+
+>>> ex = Explorer(":memory:")
+>>> moves = (Move.parse("e5"), Move.parse("e4"))
+>>> ex.add([StoredGame("records", "doc#1", Board(), moves, "x")])
+1
+>>> [(str(r.move), r.games, r.x, r.draw, r.o) for r in ex.query(Board()).moves]
+[('e5', 1, 1, 0, 0)]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from ninefold import kernel
+from ninefold.jitcache import njit
+from ninefold.kernel import FORCED, RESULT, RUNNING, SIDE
+from ninefold.moves import InvalidPositionError
+from ninefold.records import InvalidRecordError, read_games
+from ninefold.review import evaluate as evaluate_position
+from ninefold.rules import Board, IllegalMoveError, InvalidMoveError, Mark, Move, Rules
+
+SOURCES = ("web", "arena", "platform", "records")
+DEFAULT_PLIES = 30  # positions indexed per game: the first this many plies
+EVAL_MS = 200.0  # the engine's search time for the position after a move, by default
+EVALUATED = 12  # the moves of a position the engine evaluates: the most played
+BATCH = 2000  # games read before their counts are written
+Result = Literal["x", "draw", "o"]
+Progress = Callable[[int, int], None]  # (games read, games added)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rules (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS games (
+    key BLOB PRIMARY KEY,         -- StoredGame.key
+    source INTEGER NOT NULL       -- an index of SOURCES
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS moves (
+    pos INTEGER NOT NULL,         -- position_key
+    rules INTEGER NOT NULL,       -- rules.id
+    source INTEGER NOT NULL,      -- an index of SOURCES
+    move INTEGER NOT NULL,        -- the action, 9 * board + cell
+    x INTEGER NOT NULL, draw INTEGER NOT NULL, o INTEGER NOT NULL,
+    PRIMARY KEY (pos, rules, source, move)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS evals (
+    pos INTEGER NOT NULL, rules INTEGER NOT NULL,
+    ms REAL NOT NULL,             -- the search time it was made with
+    moves TEXT NOT NULL,          -- JSON {"e5": [X's expected score, proven or null], ...}
+    PRIMARY KEY (pos, rules)
+) WITHOUT ROWID;
+"""
+
+
+class ExplorerError(ValueError):
+    """A source or a query the explorer cannot take; one line."""
+
+
+# --- keys ------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def position_key(s: np.ndarray) -> int:
+    """A position's key: a 63-bit hash of its marks, side to move and target board."""
+    h = np.uint64(0x9E3779B97F4A7C15)
+    for i in range(18):
+        h = (h ^ np.uint64(s[i])) * np.uint64(0x100000001B3)
+        h ^= h >> np.uint64(29)
+    h = (h ^ np.uint64(s[FORCED] + 1 + 16 * s[SIDE])) * np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(31)
+    return int(h >> np.uint64(1))
+
+
+@njit(cache=True)
+def walk(s: np.ndarray, actions: np.ndarray, flags: int, plies: int,
+         keys: np.ndarray) -> int:
+    """Play `actions` from state `s` (changed in place), writing the key of each position
+    before one of the first `plies` moves into `keys`; the number of moves played, or
+    ``-(i + 1)`` where move i is not legal (the game over, a closed board, a full
+    square)."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        b, c = a // 9, a % 9
+        if (s[RESULT] != RUNNING or not (kernel.playable_boards(s) >> b) & 1
+                or not (kernel.empty_cells(s, b) >> c) & 1):
+            return -(i + 1)
+        if i < plies:
+            keys[i] = position_key(s)
+        kernel.play(s, b, c, flags)
+    n: int = actions.shape[0]
+    return n
+
+
+def key_of(board: Board) -> int:
+    """The index's key of `board`'s position.
+
+    >>> key_of(Board()) == key_of(Board.from_position(Board().position()))
+    True
+    """
+    key: int = position_key(kernel.from_board(board))
+    return key
+
+
+# --- games -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A finished game from a store: where it is (`source`, and `name`, its name there),
+    where it started, its moves and who won (``x``, ``draw``, ``o``)."""
+
+    source: str
+    name: str
+    start: Board
+    moves: tuple[Move, ...]
+    result: Result
+
+    @property
+    def key(self) -> bytes:
+        """The game's id in the index: its source, name, start, and moves, hashed."""
+        text = "\n".join([self.source, self.name, self.start.position(),
+                          " ".join(str(m) for m in self.moves)])
+        return hashlib.sha256(text.encode()).digest()[:16]
+
+
+_WINNER: dict[str | None, Result] = {"x": "x", "o": "o", None: "draw", "": "draw"}
+_MARK: dict[Mark | None, Result] = {Mark.X: "x", Mark.O: "o", None: "draw"}
+_SCORE: dict[str, Result] = {"1-0": "x", "0-1": "o", "1/2-1/2": "draw"}
+
+
+def read_games_from(path: Path) -> Iterator[StoredGame]:
+    """The finished games stored in `path` (see the module's docstring for the kinds);
+    `ExplorerError` for a file that is none of them or is damaged."""
+    if path.suffix in (".sqlite", ".db"):
+        yield from _read_database(path)
+        return
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ExplorerError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+                            ) from None
+    if path.suffix == ".jsonl":
+        yield from _read_match(path, text)
+        return
+    try:
+        for i, game in enumerate(read_games(text)):
+            outcome = game.outcome
+            if outcome is None:
+                continue
+            yield StoredGame("records", f"{path.name}#{i + 1}", game.start_board(),
+                             tuple(game.board().move_stack), _MARK[outcome.winner])
+    except InvalidRecordError as exc:
+        raise ExplorerError(f"{path}: {exc}") from None
+
+
+def _read_match(path: Path, text: str) -> Iterator[StoredGame]:
+    rules = Rules.parse("standard")
+    for number, line in enumerate(text.splitlines(), 1):
+        try:
+            row = json.loads(line) if line.strip() else {}
+            if not isinstance(row, dict):
+                raise ValueError("a line must be a JSON object")
+            if isinstance(row.get("match"), dict):
+                rules = Rules.parse(str(row["match"].get("rules", "standard")))
+            if not row.get("moves") or "score_a" not in row:
+                continue
+            moves = tuple(Move.parse(m) for m in row["moves"])
+            score_x = row["score_a"] if row.get("a_is_x", True) else 1 - row["score_a"]
+        except (ValueError, TypeError) as exc:
+            raise ExplorerError(f"{path} line {number}: {exc}") from None
+        result: Result = "x" if score_x == 1 else "o" if score_x == 0 else "draw"
+        yield StoredGame("records", f"{path.name}#{row.get('game', number)}", Board(rules),
+                         moves, result)
+
+
+def _read_database(path: Path) -> Iterator[StoredGame]:
+    if not path.is_file():
+        raise ExplorerError(f"no such file: {path}")
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.Error as exc:
+        raise ExplorerError(f"cannot read {path} as SQLite: {exc}") from None
+    try:
+        if "web_games" in tables:
+            yield from _web_games(db)
+        elif "games" in tables and "contests" in tables:
+            rows = db.execute("SELECT g.id, c.rules, g.moves, g.result FROM games g "
+                              "JOIN contests c ON c.id = g.contest_id "
+                              "WHERE g.status = 'done' AND g.result IS NOT NULL")
+            for key, rules, moves, result in rows:
+                yield _game("platform", f"platform#{key}", Board(rules), moves, _SCORE[result])
+        elif "games" in tables:
+            run = dict(db.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
+            name = run.get("run", path.name)
+            for key, rules, moves, winner in db.execute(
+                    "SELECT key, rules, moves, winner FROM games"):
+                yield _game("arena", f"{name}#{key}", Board(rules), moves, _WINNER[winner])
+        else:
+            raise ExplorerError(f"{path} holds no games: no web_games or games table")
+    except sqlite3.Error as exc:
+        raise ExplorerError(f"cannot read {path}: {exc}") from None
+    except (ValueError, KeyError) as exc:
+        raise ExplorerError(f"{path}: {exc}") from None
+    finally:
+        db.close()
+
+
+def _game(source: str, name: str, start: Board, moves: str, result: Result) -> StoredGame:
+    return StoredGame(source, name, start, tuple(Move.parse(m) for m in moves.split()),
+                      result)
+
+
+def _web_games(db: sqlite3.Connection) -> Iterator[StoredGame]:
+    """The web store's finished games: over on the board, resigned, flagged or drawn by
+    agreement."""
+    rows = db.execute("SELECT id, rules, opening, moves, start, resigned, flagged, "
+                      "agreed_draw FROM web_games")
+    for key, rules, opening, moves, start, resigned, flagged, agreed in rows:
+        if start:
+            board = Board.from_position(start)
+        else:
+            board = Board(rules, opening=opening) if opening else Board(rules)
+        played = tuple(Move.parse(m) for m in moves.split())
+        first = Board.from_position(board.position()) if start else Board(board.rules)
+        for move in played:
+            board.push(move)
+        outcome = board.outcome()
+        result: Result | None = None
+        if outcome is not None:
+            result = _MARK[outcome.winner]
+        elif resigned or flagged:
+            result = "o" if (resigned or flagged) == "x" else "x"
+        elif agreed:
+            result = "draw"
+        if result is not None:  # the opening's moves and the game's (from `start`: the game's)
+            yield StoredGame("web", f"web#{key}", first, tuple(board.move_stack), result)
+
+
+# --- the index -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    """One move of a position: the games that played it, and how they ended."""
+
+    move: Move
+    games: int
+    x: int
+    draw: int
+    o: int
+    eval_x: float | None = None  # the engine's expected score for X after the move
+    proven: str | None = None  # "x", "o", "draw": the result the engine proved
+
+    def percent(self, result: Result) -> float:
+        """The share of its games that ended so, in percent."""
+        return 100.0 * {"x": self.x, "draw": self.draw, "o": self.o}[result] / self.games
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the index holds about a position (moves most played first)."""
+
+    position: str
+    games: int
+    moves: list[MoveRow] = field(default_factory=list)
+    evaluated: bool = False  # the engine's evaluation is in the rows (from the cache or new)
+
+
+@dataclass
+class _Counts:
+    rows: dict[tuple[int, int, int, int], list[int]] = field(default_factory=dict)
+
+    def add(self, key: tuple[int, int, int, int], result: Result) -> None:
+        row = self.rows.setdefault(key, [0, 0, 0])
+        row[("x", "draw", "o").index(result)] += 1
+
+
+class Explorer:
+    """An explorer index in the SQLite file `path` (made if missing; ``":memory:"`` for
+    one in memory). `plies` is the number of plies of each game it indexes; an existing
+    index keeps the number it was made with."""
+
+    def __init__(self, path: str | Path, plies: int = DEFAULT_PLIES, *,
+                 readonly: bool = False) -> None:
+        if readonly and not Path(path).is_file():
+            raise ExplorerError(f"no explorer index {path}: make one with "
+                                f"ninefold explore index --from FILE")
+        try:
+            self.db = sqlite3.connect(str(path), check_same_thread=False)
+            self.db.executescript(SCHEMA)
+            found = self.db.execute("SELECT value FROM meta WHERE key = 'plies'").fetchone()
+        except sqlite3.Error as exc:
+            raise ExplorerError(f"{path} is no explorer index: {exc}") from None
+        if found is None:
+            with self.db:
+                self.db.execute("INSERT INTO meta VALUES ('plies', ?)", (str(plies),))
+        self.plies = int(found[0]) if found else plies
+        self._rules = {name: i for i, name in self.db.execute("SELECT id, name FROM rules")}
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _rules_id(self, name: str, make: bool = False) -> int | None:
+        if name not in self._rules and make:
+            cur = self.db.execute("INSERT INTO rules (name) VALUES (?)", (name,))
+            assert cur.lastrowid is not None
+            self._rules[name] = cur.lastrowid
+        return self._rules.get(name)
+
+    # --- building ---
+
+    def add(self, games: Iterable[StoredGame], progress: Progress | None = None) -> int:
+        """Index the games not indexed yet; the number added. A game whose moves do not
+        fit its rules raises `ExplorerError` naming it (the games before it are kept)."""
+        read = added = 0
+        counts, keys = _Counts(), np.zeros(self.plies, np.int64)
+        seen: set[bytes] = set()
+        for game in games:
+            read += 1
+            gid = game.key
+            if gid in seen or self.db.execute(
+                    "SELECT 1 FROM games WHERE key = ?", (gid,)).fetchone():
+                continue
+            seen.add(gid)
+            s = kernel.from_board(game.start)
+            actions = np.array([m.action for m in game.moves], np.int64)
+            played = walk(s, actions, game.start.rules.flags, self.plies, keys)
+            if played < 0:
+                self._write(counts, seen)
+                raise ExplorerError(f"{game.name}: move {-played} "
+                                    f"({game.moves[-played - 1]}) is not legal there")
+            with self.db:
+                rules = self._rules_id(game.start.rules.name, make=True)
+            assert rules is not None
+            source = SOURCES.index(game.source)
+            for i in range(min(played, self.plies)):
+                counts.add((int(keys[i]), rules, source, int(actions[i])), game.result)
+            added += 1
+            if len(seen) >= BATCH:
+                self._write(counts, seen)
+                counts, seen = _Counts(), set()
+                if progress:
+                    progress(read, added)
+        self._write(counts, seen)
+        if progress:
+            progress(read, added)
+        return added
+
+    def add_counts(self, rules: str, source: str, pos: np.ndarray, move: np.ndarray,
+                   x: np.ndarray, draw: np.ndarray, o: np.ndarray) -> None:
+        """Add counts already summed per (position key, move) (arrays of one length), as a
+        bulk loader of generated games does (`benchmarks/explorer_speed.py`)."""
+        with self.db:
+            rid = self._rules_id(Rules.parse(rules).name, make=True)
+            self.db.executemany(_UPSERT, zip(pos.tolist(), [rid] * len(pos),
+                                             [SOURCES.index(source)] * len(pos), move.tolist(),
+                                             x.tolist(), draw.tolist(), o.tolist(),
+                                             strict=True))
+
+    def _write(self, counts: _Counts, ids: set[bytes]) -> None:
+        with self.db:
+            self.db.executemany(_UPSERT, [(*k, *v) for k, v in counts.rows.items()])
+            self.db.executemany("INSERT INTO games VALUES (?, ?)",
+                                [(g, 0) for g in ids])
+
+    def games(self) -> int:
+        """The number of games indexed."""
+        return int(self.db.execute("SELECT count(*) FROM games").fetchone()[0])
+
+    # --- asking ---
+
+    def query(self, board: Board, source: str | None = None) -> Answer:
+        """The moves played from `board`'s position in the indexed games under its rules
+        (of one source if given), most played first, with the engine's evaluation if it
+        is kept."""
+        if source is not None and source not in SOURCES:
+            raise ExplorerError(f"unknown source {source[:40]!r}: one of {', '.join(SOURCES)}")
+        rules = self._rules_id(board.rules.name)
+        pos = key_of(board)
+        rows: list[tuple[int, int, int, int]] = []
+        if rules is not None:
+            where = "pos = ? AND rules = ?" + ("" if source is None else " AND source = ?")
+            args = (pos, rules) if source is None else (pos, rules, SOURCES.index(source))
+            rows = self.db.execute(f"SELECT move, sum(x), sum(draw), sum(o) FROM moves "
+                                   f"WHERE {where} GROUP BY move", args).fetchall()
+        kept = self._kept_eval(pos, rules)
+        found = [MoveRow(Move.from_action(a), x + d + o, x, d, o,
+                         *(kept or {}).get(str(Move.from_action(a)), (None, None)))
+                 for a, x, d, o in rows]
+        found.sort(key=lambda r: (-r.games, r.move.action))
+        return Answer(board.position(), sum(r.games for r in found), found, kept is not None)
+
+    def _kept_eval(self, pos: int, rules: int | None) -> dict[str, tuple[float, str | None]] | None:
+        if rules is None:
+            return None
+        row = self.db.execute("SELECT moves FROM evals WHERE pos = ? AND rules = ?",
+                              (pos, rules)).fetchone()
+        return None if row is None else {k: (v[0], v[1]) for k, v in json.loads(row[0]).items()}
+
+    def evaluate(self, board: Board, source: str | None = None, ms: float = EVAL_MS) -> Answer:
+        """`query` with the engine's evaluation of the moves: the position after each of the
+        `EVALUATED` most played moves is searched by the analysis player for `ms`
+        milliseconds (`ninefold.review.evaluate`: a position the move ends the game in is
+        scored by its result) the first time, and the index keeps what it found."""
+        answer = self.query(board, source)
+        if answer.evaluated or board.is_game_over() or not answer.moves:
+            return answer
+        start = time.monotonic()
+        scores: dict[str, tuple[float, str | None]] = {}
+        for row in answer.moves[:EVALUATED]:
+            after = board.copy()
+            after.push(row.move)
+            found = evaluate_position(after.position(), ms)
+            scores[str(row.move)] = (found.x, found.proven)
+        rules = self._rules_id(board.rules.name)
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO evals VALUES (?, ?, ?, ?)",
+                            (key_of(board), rules, 1000 * (time.monotonic() - start),
+                             json.dumps(scores)))
+        return self.query(board, source)
+
+
+_UPSERT = ("INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "
+           "x = x + excluded.x, draw = draw + excluded.draw, o = o + excluded.o")
+
+
+def parse_board(position: str | None, moves: str | None, rules: str | None) -> Board:
+    """The board a query names: a position string, or `moves` (``"e5 e4"``) from the
+    empty board of `rules` (standard by default); one-line `ExplorerError` otherwise, and
+    for a position under other rules than `rules`.
+
+    >>> parse_board(None, "e5 e4", None).position()
+    'standard 9/9/9/4o4/4x4/9/9/9/9 x 1 .........'
+    """
+    try:
+        wanted = Rules.parse(rules) if rules else None
+        if position:
+            board = Board.from_position(position)
+            if wanted is not None and board.rules != wanted:
+                raise ExplorerError(f"the position is under {board.rules.name} rules, "
+                                    f"not {wanted.name}")
+        else:
+            board = Board(wanted or "standard")
+        for text in (moves or "").split():
+            board.push_text(text)
+    except (InvalidPositionError, InvalidMoveError, IllegalMoveError) as exc:
+        raise ExplorerError(str(exc)) from None
+    except ValueError as exc:
+        if isinstance(exc, ExplorerError):
+            raise
+        raise ExplorerError(str(exc)) from None
+    return board
