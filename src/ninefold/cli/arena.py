@@ -81,9 +81,9 @@ PROTOCOL = choices(PROTOCOLS)
 
 @app.command("match", rich_help_panel="Bots and arena")
 def match_command(
-    bot1: str = typer.Option(None, help="Built-in player spec, or a command with --protocol1. "
-                             + players_help()),
-    bot2: str = typer.Option(None, help="Built-in player spec, or a command with --protocol2."),
+    bot1: str = typer.Option(None, help=players_help(
+        "A command with --protocol1, or a player spec")),
+    bot2: str = typer.Option(None, help="A command with --protocol2, or a player spec."),
     protocol1: str = typer.Option(None, metavar=PROTOCOL,
                                   help="Protocol of bot 1 if it is a command."),
     protocol2: str = typer.Option(None, metavar=PROTOCOL,

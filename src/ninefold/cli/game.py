@@ -34,8 +34,8 @@ def _start(position: str, rules: str | None, moves: str) -> Board:
 
 @app.command(rich_help_panel="Play")
 def play(
-    opponent: str = typer.Option(None, "--player", "--opponent", help="The computer: "
-                                 + players_help() + " Default: the strongest."),
+    opponent: str = typer.Option(None, "--player", "--opponent", help=players_help(
+        "The computer's player spec") + " Default: the strongest."),
     rules: str = typer.Option("standard", help=RULES_HELP),
     first: Literal["human", "computer"] = typer.Option("human", help="Who plays X."),
     ms: int = typer.Option(1000, min=1, max=MAX_MS, help="Computer's time per move, ms."),

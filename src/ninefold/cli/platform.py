@@ -298,7 +298,7 @@ def times(
 def house(
     contest: str = typer.Argument(..., help="The contest's name."),
     name: str = typer.Argument(..., help="The house bot's name on the leaderboard."),
-    spec: str = typer.Argument(..., help=players_help()),
+    spec: str = typer.Argument(..., help=players_help("The house bot's player spec")),
     admin: str = typer.Option(..., "--admin", help=(
         "The account that enters it: an admin, or the contest's organiser.")),
     db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),

@@ -49,12 +49,12 @@ def choices(values: Sequence[str]) -> str:
 RULES_HELP = f"Rules: a preset ({', '.join(PRESETS)}), then any key=value changes."
 
 
-def players_help() -> str:
-    """The help of an option that takes a player spec, naming the players (this imports
-    every player's module, numba's too: for help only, never on the bot's way)."""
+def players_help(what: str = "Player spec") -> str:
+    """The help of an option that takes a player spec, `what` first, naming the players
+    (this imports every player's module, numba's too: for help, never on the bot's way)."""
     from ninefold.players import load_all
 
-    return f"Player spec NAME[:OPTIONS], e.g. mcts:ms=100; NAME: {', '.join(sorted(load_all()))}."
+    return f"{what} NAME[:OPTIONS], e.g. mcts:ms=100; NAME: {', '.join(sorted(load_all()))}."
 
 
 class BotOption(NamedTuple):
