@@ -99,7 +99,7 @@ def rounds(
                               "one): round 0 plays its search, and must beat it to be kept."),
     device: str = typer.Option("cpu", metavar=DEVICE, help=DEVICE_HELP),
 ) -> None:
-    """Train the network from scratch, in rounds.
+    """Train a network in rounds of self-play and training.
 
     Each round: self-play with the best network so far, training, and a gating
     match the new network must win to be kept. Everything goes into --out; run
