@@ -48,9 +48,9 @@ def test_the_docs_build_without_a_warning(tmp_path):
     assert re.search(r"^### ninefold platform worker\n", cli, re.M)
     bot = cli[cli.index("\n## ninefold bot\n"):]  # its own entry point, before typer's
     assert "Usage: ninefold bot" in bot[:200] and "--protocol" in bot[:1000]
-    webapi = (reference / "webapi.md").read_text()
-    assert "\n### POST /api/games\n" in webapi
-    assert "\n### GET /api/platform/contests\n" in webapi  # the platform's routes too
+    webapi = "".join(page.read_text() for page in reference.glob("webapi/*.md"))
+    assert "\n## POST /api/games\n" in webapi
+    assert "\n## GET /api/platform/contests\n" in webapi  # the platform's routes too
     rules = (tmp_path / "html/reference/api/ninefold.rules.html").read_text()
     assert 'id="ninefold.rules.Board.push"' in rules
 
