@@ -18,7 +18,7 @@ require("Debian's chromium", chromium_missing(), module=True)
 
 STATIC_PAGES = ["/", "/rules", "/analysis", "/arena", "/classic", "/g/no-such-game",
                 "/classic#m=4,0", "/classic#m=4,0&v=pick15", "/classic#m=4,0&v=magic15",
-                "/proof", "/puzzles"]
+                "/proof", "/puzzles", "/explorer"]
 PROVED = 240_000  # ms: /proof's first request proves X's win in the server (seconds of CPU)
 
 

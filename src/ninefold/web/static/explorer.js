@@ -108,6 +108,7 @@ function draw() {
     row.insertCell().textContent = m.games.toLocaleString();
     const bar = document.createElement("div");
     bar.className = "results";
+    bar.setAttribute("role", "img");
     const shares = [["rx", "X", m.x], ["rd", "draw", m.draw], ["ro", "O", m.o]];
     bar.setAttribute("aria-label", shares.map(([, who, n]) => `${who} ${pct(n, m.games)}%`).join(", "));
     for (const [cls, , n] of shares) {
@@ -168,6 +169,9 @@ window.addEventListener("popstate", () => {
 buildBoard($("board"), "explorer-cell", (b, c) => {
   if (view && view.board.legal.includes(square(b, c))) go(square(b, c));
 });
+for (const cell of $("board").querySelectorAll(".cell")) {  // named before the first answer
+  cell.setAttribute("aria-label", `${cell.dataset.square}, board ${Number(cell.dataset.board) + 1}: empty`);
+}
 if (query.get("rules")) $("rules").add(new Option(query.get("rules"), query.get("rules"), true, true));
 if (query.get("source")) $("source").add(new Option(query.get("source"), query.get("source"), true, true));
 show(false);
