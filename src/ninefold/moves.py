@@ -81,6 +81,7 @@ class Mark(enum.IntEnum):
 
     @property
     def other(self) -> Mark:
+        """The opponent's mark."""
         return Mark.O if self is Mark.X else Mark.X
 
     def __str__(self) -> str:
@@ -166,6 +167,7 @@ class Move:
 
     @classmethod
     def from_action(cls, action: int) -> Move:
+        """The move of an action number, ``9 * board + cell`` (0-80)."""
         action = _index("action", action, 80)
         return cls(action // 9, action % 9)
 
@@ -221,6 +223,7 @@ def grid_text(cells: list[Mark | None]) -> str:
 
 
 def read_grid(text: str) -> list[Mark | None]:
+    """The 81 cells of a position string's grid field (``9/9/4x4/...``), in reading order."""
     rows = text.split("/")
     if len(rows) != 9:
         raise InvalidPositionError(f"the grid needs 9 rows separated by '/', got {len(rows)}")

@@ -94,6 +94,7 @@ class Game:
 
     @property
     def result(self) -> str:
+        """The Result tag: ``1-0``, ``0-1``, ``1/2-1/2``, or ``*`` while unfinished."""
         return self.tags.get("Result", "*")
 
     @property
@@ -160,6 +161,7 @@ def write_game(game: Game) -> str:
 
 
 def write_games(games: Iterable[Game], out: IO[str]) -> None:
+    """Write `games` to the text file `out`, a blank line after each."""
     for game in games:
         out.write(write_game(game) + "\n\n")
 

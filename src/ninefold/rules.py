@@ -133,6 +133,7 @@ class Board:
     # ---- reading the position
 
     def cell(self, board: int, cell: int) -> Mark | None:
+        """The mark in `cell` of small board `board` (both 0-8), None if empty."""
         return self.cells[9 * board + cell]
 
     def small_board(self, board: int) -> tuple[Mark | None, ...]:
@@ -140,6 +141,7 @@ class Board:
         return tuple(self.cells[9 * board : 9 * board + 9])
 
     def is_full(self, board: int) -> bool:
+        """Every cell of small board `board` is marked."""
         return all(c is not None for c in self.cells[9 * board : 9 * board + 9])
 
     def is_closed(self, board: int) -> bool:
@@ -166,9 +168,11 @@ class Board:
         return self._outcome
 
     def is_game_over(self) -> bool:
+        """The game has ended: `outcome` says how."""
         return self._outcome is not None
 
     def boards_won(self, mark: Mark) -> int:
+        """How many small boards `mark` owns."""
         return sum(owner is mark for owner in self.owners)
 
     @property
@@ -193,6 +197,7 @@ class Board:
         return None
 
     def is_legal(self, move: Move) -> bool:
+        """`move` may be played now (`why_illegal` says why not)."""
         return self.why_illegal(move) is None
 
     # ---- changing the position

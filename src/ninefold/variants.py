@@ -160,6 +160,7 @@ class Outcome:
     termination: Termination
 
     def result(self) -> str:
+        """The result as a game record writes it: ``1-0``, ``0-1`` or ``1/2-1/2``."""
         if self.winner is None:
             return "1/2-1/2"
         return "1-0" if self.winner is X else "0-1"
