@@ -1,4 +1,5 @@
-// The big board's squares and buttons, for the pages that draw it (app.js, proof.js).
+// The big board's squares and buttons, for the pages that draw it (app.js, proof.js,
+// explorer.js).
 
 const COLUMNS = "abcdefghi";
 
@@ -37,4 +38,33 @@ export function buildBoard(container, control, onPress) {
     small.appendChild(big);
     container.appendChild(small);
   }
+}
+
+// Show `board` (the server's PositionView) in a `container` built by `buildBoard`: each small
+// board's owner and whether it may be played, each cell's mark; `last` is the move shown as
+// the last one, `legal` the squares a click plays (focusable, named "playable"), `marked`
+// squares get the class "played" and `note` in their names.
+export function drawBoard(container, board, { last = null, legal = new Set(), marked = new Set(), note = "" } = {}) {
+  container.querySelectorAll(".small").forEach((small, b) => {
+    const info = board.boards[b];
+    small.classList.toggle("allowed", info.allowed && !board.result);
+    small.classList.toggle("won-x", info.owner === "x");
+    small.classList.toggle("won-o", info.owner === "o");
+    small.classList.toggle("drawn", info.owner === "draw");
+    small.querySelector(".big").textContent = info.owner === "x" ? "X" : info.owner === "o" ? "O" : "";
+    small.querySelectorAll(".cell").forEach((cell, c) => {
+      const mark = info.cells[c];
+      const sq = cell.dataset.square;
+      cell.textContent = mark.toUpperCase();
+      cell.classList.toggle("x", mark === "x");
+      cell.classList.toggle("o", mark === "o");
+      cell.classList.toggle("last", last === sq);
+      cell.classList.toggle("legal", legal.has(sq));
+      cell.classList.toggle("played", marked.has(sq));
+      cell.setAttribute("aria-disabled", String(!legal.has(sq)));
+      cell.tabIndex = legal.has(sq) ? 0 : -1;
+      cell.setAttribute("aria-label", `${sq}, board ${b + 1}: ${mark ? mark.toUpperCase() : "empty"}` +
+        (marked.has(sq) ? note : legal.has(sq) ? ", playable" : ""));
+    });
+  });
 }

@@ -3,7 +3,7 @@
 // link shows the same position; a move (in the table or on the board) goes one deeper,
 // Back one up.
 
-import { buildBoard, square } from "./board.js";
+import { buildBoard, drawBoard, square } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -66,29 +66,8 @@ function evalText(m) {
 function draw() {
   const b = view.board;
   const played = new Set(view.moves.map((m) => m.move));
-  const legal = new Set(b.legal);
-  $("board").querySelectorAll(".small").forEach((small, i) => {
-    const info = b.boards[i];
-    small.classList.toggle("allowed", info.allowed && !b.result);
-    small.classList.toggle("won-x", info.owner === "x");
-    small.classList.toggle("won-o", info.owner === "o");
-    small.classList.toggle("drawn", info.owner === "draw");
-    small.querySelector(".big").textContent = info.owner === "x" ? "X" : info.owner === "o" ? "O" : "";
-    small.querySelectorAll(".cell").forEach((cell, c) => {
-      const mark = info.cells[c];
-      const sq = cell.dataset.square;
-      cell.textContent = mark.toUpperCase();
-      cell.classList.toggle("x", mark === "x");
-      cell.classList.toggle("o", mark === "o");
-      cell.classList.toggle("last", moves[moves.length - 1] === sq);
-      cell.classList.toggle("legal", legal.has(sq));
-      cell.classList.toggle("played", played.has(sq));
-      cell.setAttribute("aria-disabled", String(!legal.has(sq)));
-      cell.tabIndex = played.has(sq) ? 0 : -1;
-      cell.setAttribute("aria-label", `${sq}, board ${i + 1}: ${mark ? mark.toUpperCase() : "empty"}` +
-        (played.has(sq) ? ", played in the games" : ""));
-    });
-  });
+  drawBoard($("board"), b, { last: moves[moves.length - 1] ?? null, legal: new Set(b.legal),
+    marked: played, note: ", played in the games" });
   $("line").textContent = moves.length ? `Moves: ${moves.join(" ")}` : "The first position.";
   const source = view.source ? ` from ${view.source}` : "";
   $("status").textContent = b.result ? `The game is over: ${b.status}.`
