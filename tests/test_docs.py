@@ -9,6 +9,8 @@ in no toctree too, unless its front matter says ``orphan: true``.
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
 import subprocess
 import sys
@@ -53,6 +55,22 @@ def test_the_docs_build_without_a_warning(tmp_path):
     assert "\n## GET /api/platform/contests\n" in webapi  # the platform's routes too
     rules = (tmp_path / "html/reference/api/ninefold.rules.html").read_text()
     assert 'id="ninefold.rules.Board.push"' in rules
+
+
+def test_every_name_a_package_exports_has_a_docstring():
+    """The Python API pages show what has a docstring (autodoc's default): so every
+    class and function that a user imports from a package has one."""
+    sys.path.insert(0, str(ROOT / "docs/_ext"))
+    try:
+        from reference_pages import PACKAGES
+    finally:
+        sys.path.remove(str(ROOT / "docs/_ext"))
+    modules = [importlib.import_module(package) for package in PACKAGES]
+    bare = [f"{module.__name__}.{name}" for module in modules
+            for name in getattr(module, "__all__", ())
+            if (inspect.isclass(obj := getattr(module, name)) or inspect.isfunction(obj))
+            and not obj.__doc__]
+    assert not bare
 
 
 def small_tree(root: Path, links: str) -> Path:
