@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -99,9 +100,10 @@ def test_training_on_positions_played_before(tmp_path):
 def test_distillation_refuses_bad_data_or_device_in_one_line(tmp_path, args, says):
     (tmp_path / "text.npz").write_text("not positions\n")
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    # a box as wide as the message: a long temporary path (pytest-xdist's) is not cut
     done = subprocess.run([sys.executable, "-m", "ninefold.learn.distill", "--out",
                            str(tmp_path / "run"), *args], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, env={**os.environ, "COLUMNS": "1000"})
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert says.replace("{tmp}", str(tmp_path)) in " ".join(done.stderr.replace("│", "").split())
     assert not (tmp_path / "run").exists()
