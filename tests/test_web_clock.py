@@ -387,7 +387,9 @@ def test_a_page_whose_time_shows_run_out_shows_the_end_it_did_not_hear(page, ser
 # --- 200 clocked games at once on a real server ---------------------------------------
 
 SOAK_GAMES = 200
-SOAK_CLOCK = {"bank_s": 2, "increment_s": 0.5}  # short, with the competition's increment
+# short, with the competition's increment; a bank that no request's delay on a busy
+# machine uses up (at 2 s, a loaded machine's requests took it: every game lost by X)
+SOAK_CLOCK = {"bank_s": 10, "increment_s": 0.5}
 LATE_S = 10.0  # how late a page may hear a flag fall: a margin for a machine busy elsewhere
 SPREAD_S = 3.0  # the games start over this long: their deadlines fall apart, each timer
 # waking on a loop that is not busy, as a timer does that wakes early
@@ -463,8 +465,9 @@ async def clocked_game(http: httpx.AsyncClient, bases: list[str], rng: random.Ra
     return stopped, earliest, latest, arrived
 
 
+@pytest.mark.slow  # 200 games for seconds each: `make test-all` and CI run it
 def test_two_hundred_clocked_games_all_end_on_time(servers):
-    """200 online games at once with a 2 s + 0.5 s clock on a real ``ninefold serve``
+    """200 online games at once with a 10 s + 0.5 s clock on a real ``ninefold serve``
     (uvloop, whose timers may wake before the time asked: about 40 of 200 games stayed
     ``*`` before), or on two sharing PostgreSQL, each request and page on either (4 of
     200 stayed ``*``): in each, the side that stops moving loses on time, the flag
