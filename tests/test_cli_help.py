@@ -60,9 +60,17 @@ def test_root_help_groups_the_commands_with_play_first_and_whole_summaries():
 @pytest.mark.parametrize("group", [["platform"], ["classic"], ["train"]])
 def test_every_summary_of_a_group_is_whole(group):
     text = help_of(*group)
-    commands = sections(text)["Commands"]
+    commands = [name for heading, names in sections(text).items() if heading != "Options"
+                for name in names]
     assert len(commands) >= 2
     whole(text)
+
+
+def test_platform_help_groups_the_operator_s_and_the_author_s_commands():
+    groups = {k: v for k, v in sections(help_of("platform")).items() if k != "Options"}
+    assert groups == {"Running it": ["worker", "run"],
+                      "Setting up contests": ["admin", "organiser", "contest", "times", "house"],
+                      "Bot authors": ["starter", "token", "upload"]}
 
 
 @pytest.mark.parametrize(("command", "shown"), [

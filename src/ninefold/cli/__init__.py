@@ -165,32 +165,41 @@ def _flag_with_a_value(exc: _ClickError, args: Sequence[str]) -> str | None:
 PANELS = ("Play", "Bots and arena", "Platform", "Research")  # the help's sections, in order
 
 
-class _Root(TyperGroup):
+class Sections(TyperGroup):
+    """A group whose help lists its commands in sections, `panels` in order (each
+    command's ``rich_help_panel``; typer's plain help lists them in one), then any
+    others under "Commands"; each with its summary, the docstring's first sentence."""
+
+    panels: tuple[str, ...] = ()
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        shown = [(name, command) for name in self.list_commands(ctx)
+                 if (command := self.get_command(ctx, name)) is not None and not command.hidden]
+        if not shown:
+            return
+        width = max(len(name) for name, _ in shown)  # one column for every section
+        limit = formatter.width - 6 - width
+        rows = [(getattr(command, "rich_help_panel", None),
+                 name.ljust(width), command.get_short_help_str(limit)) for name, command in shown]
+        panels = {panel: [(name, text) for where, name, text in rows if where == panel]
+                  for panel in self.panels}
+        panels["Commands"] = [(name, text) for where, name, text in rows
+                              if where not in self.panels]
+        for panel, listed in panels.items():
+            if listed:
+                with formatter.section(panel):
+                    formatter.write_dl(listed)
+
+
+class _Root(Sections):
     """The root command: one-line errors, quiet broken pipes, Ctrl-C in one line, and
-    the commands listed in sections (`PANELS`: each command's ``rich_help_panel``).
+    the commands listed in sections (`PANELS`).
 
     Both ways in go through here: the ``ninefold`` process (`main`) and test
     runners that call ``app``.
     """
 
-    def format_commands(self, ctx: Any, formatter: Any) -> None:
-        """The commands in their sections, each with its summary: the docstring's first
-        sentence (typer's plain help lists them in one section)."""
-        shown = [(name, command) for name in self.list_commands(ctx)
-                 if (command := self.get_command(ctx, name)) is not None and not command.hidden]
-        if not shown:
-            return
-        width = max(len(name) for name, _ in shown)
-        limit = formatter.width - 6 - width
-        rows = [(getattr(command, "rich_help_panel", None),
-                 name.ljust(width), command.get_short_help_str(limit)) for name, command in shown]
-        panels = {panel: [(name, text) for where, name, text in rows if where == panel]
-                  for panel in PANELS}
-        panels["Commands"] = [(name, text) for where, name, text in rows if where not in PANELS]
-        for panel, listed in panels.items():
-            if listed:
-                with formatter.section(panel):
-                    formatter.write_dl(listed)
+    panels = PANELS
 
     def make_context(self, *args: Any, **extra: Any) -> Any:
         with _ending_quietly():  # --help and --version print while the arguments are read

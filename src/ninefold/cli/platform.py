@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ninefold.cli import _fail, app, console, err
+from ninefold.cli import Sections, _fail, app, console, err
 from ninefold.extras import require
 from ninefold.options import clip
 from ninefold.platform import DB_URL_VARIABLE
@@ -44,7 +44,12 @@ if TYPE_CHECKING:
     from ninefold.platform.cluster import RayRunner
     from ninefold.platform.store import Contest, Store
 
+class _Platform(Sections):
+    panels = ("Running it", "Setting up contests", "Bot authors")
+
+
 platform_app = typer.Typer(
+    cls=_Platform,
     help="The contest platform: workers, set-up, and uploading a bot.",
     no_args_is_help=True,
 )
@@ -104,7 +109,7 @@ def db_url(db: str, db_file: str) -> str:
     return text
 
 
-@platform_app.command()
+@platform_app.command(rich_help_panel="Running it")
 def worker(
     db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
     db_url_file: str = typer.Option("", help=DB_FILE_HELP),
@@ -130,7 +135,7 @@ def worker(
         work(store, label, Path(cache), stop, lease_s=lease, builds=builds, games=games)
 
 
-@platform_app.command()
+@platform_app.command(rich_help_panel="Running it")
 def run(
     db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
     db_url_file: str = typer.Option("", help=DB_FILE_HELP),
@@ -178,7 +183,7 @@ def run(
             runner.close()
 
 
-@platform_app.command()
+@platform_app.command(rich_help_panel="Setting up contests")
 def admin(
     name: str = typer.Argument(..., help="An existing account's name."),
     db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
@@ -194,7 +199,7 @@ def admin(
     console.print(f"{name} is {'no longer ' if revoke else ''}an admin", highlight=False)
 
 
-@platform_app.command()
+@platform_app.command(rich_help_panel="Setting up contests")
 def organiser(
     name: str = typer.Argument(..., help="An existing account's name."),
     db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
@@ -210,7 +215,7 @@ def organiser(
     console.print(f"{name} is {'no longer ' if revoke else ''}an organiser", highlight=False)
 
 
-@platform_app.command()
+@platform_app.command(rich_help_panel="Setting up contests")
 def contest(
     name: str = typer.Argument(..., help="Its name in links: lower-case letters, digits, -."),
     db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
@@ -273,7 +278,7 @@ def _contest_named(store: Store, name: str) -> Contest:
     return found
 
 
-@platform_app.command()
+@platform_app.command(rich_help_panel="Setting up contests")
 def times(
     name: str = typer.Argument(..., help="The contest's name."),
     db: str = typer.Option(DEFAULT_URL, envvar=DB_URL_VARIABLE, help=DB_HELP),
@@ -294,7 +299,7 @@ def times(
                   highlight=False)
 
 
-@platform_app.command()
+@platform_app.command(rich_help_panel="Setting up contests")
 def house(
     contest: str = typer.Argument(..., help="The contest's name."),
     name: str = typer.Argument(..., help="The house bot's name on the leaderboard."),
@@ -325,7 +330,7 @@ def house(
 # --- the author's side -------------------------------------------------------------------
 
 
-@platform_app.command()
+@platform_app.command(rich_help_panel="Bot authors")
 def starter(
     language: str = typer.Argument(..., metavar=choices(list(recipes())),
                                    help="The bot's language."),
@@ -408,7 +413,7 @@ def multipart(fields: dict[str, str], file_field: str, filename: str,
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
 
-@platform_app.command()
+@platform_app.command(rich_help_panel="Bot authors")
 def token(
     user: str = typer.Option(..., help="Your account's name."),
     server: str = typer.Option("http://127.0.0.1:8000", envvar="NINEFOLD_SERVER",
@@ -425,7 +430,7 @@ def token(
     print(_request(server, "POST", "/api/platform/tokens", body=b"", opener=opener)["token"])
 
 
-@platform_app.command()
+@platform_app.command(rich_help_panel="Bot authors")
 def upload(
     archive: str = typer.Argument(..., help="A .zip, .rar, .tar.gz or .tar of the bot's sources."),
     contest: str = typer.Option(..., help="The contest's name."),
