@@ -4,7 +4,8 @@ The whole build (`test_the_docs_build_without_a_warning`) is slow: its reference
 import every public module and build the web app. The others build small trees of pages
 with the same command and settings (``make docs-build DOCS_SRC=...``), without the
 generated reference, and show that each kind of broken link fails the build, and a page
-in no toctree too, unless its front matter says ``orphan: true``.
+in no toctree too, unless its front matter says ``orphan: true``. The API pages show what
+has a docstring: every name a package exports has one.
 """
 
 from __future__ import annotations
