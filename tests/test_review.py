@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import math
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 from reviewgames import blunder_game
+from webserver import alive
 
 from ninefold.records import Game
 from ninefold.review import (
@@ -115,3 +120,19 @@ def test_worker_processes_give_each_position_an_analysis():
     assert sorted(done) == [1, 2, 3, 4]
     assert rev.plies[-2].label == "blunder" and len(rev.positions) == 4
     assert all(p.sims > 0 for p in rev.positions[:-1])
+
+
+def test_the_worker_processes_end_when_their_parent_is_killed():
+    script = ("import os, signal\n"
+              "from ninefold.review import worker_pool\n"
+              "pool = worker_pool(1)\n"
+              "print(pool.submit(os.getpid).result(), flush=True)\n"
+              "os.kill(os.getpid(), signal.SIGKILL)\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    worker = int(proc.stdout)
+    end = time.monotonic() + 60
+    while alive(worker) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not alive(worker), f"worker {worker} outlived its killed parent"

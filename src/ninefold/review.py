@@ -37,6 +37,7 @@ import hashlib
 import json
 import math
 import multiprocessing
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -228,9 +229,13 @@ def game_positions(start: Board, moves: Sequence[Move]) -> list[str]:
 
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
-    """`workers` worker processes for `review` (started fresh: ``spawn``, safe from a
-    server's threads)."""
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    """`workers` worker processes for `review`, started fresh (``spawn``: safe from a
+    server's threads), each ending when the thread that started it ends, even if this
+    process is killed (`ninefold.protocols.process.end_with_parent`)."""
+    from ninefold.protocols.process import end_with_parent
+
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=end_with_parent, initargs=(os.getpid(),))
 
 
 def review(start: Board, moves: Sequence[Move], ms: float = DEFAULT_MS, *, book: int = 0,

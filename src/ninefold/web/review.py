@@ -21,6 +21,7 @@ once and every later ask is answered at once, with the budget it was made with.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -171,8 +172,13 @@ class Reviewer:
         self._pool: ProcessPoolExecutor | None = None
 
     def pool(self) -> ProcessPoolExecutor:
+        """The worker processes, started from the calling thread (the server's event
+        loop, which lives as long as the server: a worker ends with the thread that
+        started it)."""
         if self._pool is None:
             self._pool = worker_pool(self.workers)
+            for _ in range(self.workers):  # each call starts a process while none is idle
+                self._pool.submit(os.getpid)
         return self._pool
 
     async def start(self, store: GameStore, game: Game, ms: float | None = None) -> ReviewStatus:
@@ -185,17 +191,18 @@ class Reviewer:
         if busy >= self.max_running:
             raise TooMany(f"the server is reviewing {busy} games: try again in a minute", 60)
         run = self.running[key] = Running(game)
-        run.task = asyncio.create_task(self._run(store, run, ms or self.ms))
+        pool = self.pool() if self.workers > 0 else None
+        run.task = asyncio.create_task(self._run(store, run, ms or self.ms, pool))
         return _status(key, run)
 
-    async def _run(self, store: GameStore, run: Running, ms: float) -> None:
+    async def _run(self, store: GameStore, run: Running, ms: float,
+                   pool: ProcessPoolExecutor | None) -> None:
         game = run.game
 
         def note(done: int, total: int) -> None:
             run.done = done  # from the review's thread: one int, read by the loop
 
         try:
-            pool = self.pool() if self.workers > 0 else None
             rev = await asyncio.to_thread(review, game.start, game.moves, ms, book=game.book,
                                           result=game.result, workers=0, pool=pool,
                                           progress=note, analyse=self.analyse)
