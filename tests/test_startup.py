@@ -657,8 +657,10 @@ def test_the_search_process_ponders_between_requests_and_stops_for_each() -> Non
     send(("play", 2, board, Limit(sims=1), time.monotonic()))
     kind, number, second = answer()
     assert (kind, number) == ("result", 2)
-    assert second.info["pondered"] > 1000
-    assert second.info["visits"] > 100  # one simulation of its own, the rest pondered
+    # well over a thousand simulations in the 0.5 s on a quiet machine, and over a hundred
+    # on a busy one's share of the CPU (a search that did not ponder: 0 and 1)
+    assert second.info["pondered"] > 100
+    assert second.info["visits"] > 10  # one simulation of its own, the rest pondered
     send(("new_game",))
     send(("play", 3, Board(), Limit(sims=1), time.monotonic()))
     assert answer()[2].info["pondered"] == 0  # a new game: nothing of the old one's
