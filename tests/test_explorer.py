@@ -216,7 +216,7 @@ def test_the_cli_indexes_and_prints_the_table(tmp_path):
 
 @pytest.mark.parametrize(("args", "says"), [
     (("--moves", "e5 e5"), "e5"),
-    (("--source", "chess"), "unknown source"),
+    (("--source", "chess"), "'chess' is not one of 'all', 'web', 'arena'"),
     (("nonsense position",), "5 fields"),
 ])
 def test_the_cli_says_bad_input_in_one_line(tmp_path, args, says):

@@ -228,11 +228,9 @@ def _read_database(path: Path) -> Iterator[StoredGame]:
             for key, rules, moves, result in rows:
                 yield _game("platform", f"platform#{key}", Board(rules), moves, _SCORE[result])
         elif "games" in tables:
-            run = dict(db.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
-            name = run.get("run", path.name)
             for key, rules, moves, winner in db.execute(
                     "SELECT key, rules, moves, winner FROM games"):
-                yield _game("arena", f"{name}#{key}", Board(rules), moves, _WINNER[winner])
+                yield _game("arena", f"{path.name}#{key}", Board(rules), moves, _WINNER[winner])
         else:
             raise ExplorerError(f"{path} holds no games: no web_games or games table")
     except sqlite3.Error as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.table import Table
@@ -13,6 +13,7 @@ from typer.core import TyperGroup
 
 from ninefold.cli import _fail, app, console, err
 from ninefold.cli.puzzles import default_sources
+from ninefold.protocols.botmain import RULES_HELP
 
 DEFAULT_DB = "explorer.sqlite"
 
@@ -48,7 +49,10 @@ def explore_index(
     plies: int = typer.Option(30, min=1, max=81, help="Index each game's first this many "
                               "plies (a new index only: an index keeps its own)."),
 ) -> None:
-    """Add the games of FILEs to the index; a game indexed before is skipped."""
+    """Add games to the index, each game once.
+
+    A game the index holds already (the same source, name, start and moves) is skipped,
+    so a second run adds only the games that are new."""
     from ninefold.explorer import Explorer, ExplorerError, read_games_from
 
     paths = [Path(s) for s in sources] if sources else default_sources()
@@ -90,10 +94,10 @@ def explore_show(
         "empty board.")] = None,
     moves: str = typer.Option("", help='Moves played from POSITION (or the empty board), '
                               'e.g. "e5 e4".'),
-    rules: str = typer.Option("", help="The rules preset or options (default: the "
-                              "position's, or standard)."),
-    source: str = typer.Option("", help="Only the games of this source: web, arena, "
-                               "platform, records."),
+    rules: str = typer.Option("", help=RULES_HELP + " Default: the position's, or "
+                              "standard."),
+    source: Literal["all", "web", "arena", "platform", "records"] = typer.Option(
+        "all", help="Only the games of this source."),
     db: str = typer.Option(DEFAULT_DB, help="The explorer index."),
     evaluate: bool = typer.Option(True, "--eval/--no-eval", help="Show the engine's "
                                   "evaluation of each move (searched once, then kept)."),
@@ -101,19 +105,21 @@ def explore_show(
                              "for the position after each move (the 12 most played), in "
                              "milliseconds, where the index keeps no evaluation yet."),
 ) -> None:
-    """The moves played from a position: games, X/draw/O shares, engine's evaluation."""
+    """The moves played from a position, and how they scored.
+
+    A table of each move's games, the share of them X won, drew and O won, and the
+    engine's evaluation (X's expected score after the move)."""
     from ninefold.explorer import Explorer, ExplorerError, parse_board
 
+    only = None if source == "all" else source
     try:
         board = parse_board(position, moves, rules or None)
         ex = Explorer(db, readonly=True)
-        answer = (ex.evaluate(board, source or None, ms) if evaluate
-                  else ex.query(board, source or None))
+        answer = ex.evaluate(board, only, ms) if evaluate else ex.query(board, only)
     except ExplorerError as exc:
         _fail(str(exc))
-    where = f" ({source} games)" if source else ""
-    table = Table(title=f"{answer.position}", caption=f"{answer.games:,} games{where} "
-                  f"in {db}; evaluation: X's expected score after the move")
+    where = f" from {only}" if only else ""
+    table = Table(title=f"{answer.position}")
     for name in ("move", "games", "X", "draw", "O", "eval"):
         table.add_column(name, justify="left" if name == "move" else "right")
     for row in answer.moves:
@@ -122,6 +128,8 @@ def explore_show(
                       _score(row.eval_x, row.proven))
     if answer.moves:
         console.print(table)
+        console.print(f"{answer.games:,} games{where} in {db}; eval: X's expected score "
+                      "after the move", highlight=False, soft_wrap=True)
     else:
         console.print(f"{answer.position}: no game{where} in {db} reached this position",
                       highlight=False, soft_wrap=True)

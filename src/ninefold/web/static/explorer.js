@@ -93,7 +93,7 @@ function draw() {
     for (const [cls, , n] of shares) {
       const part = document.createElement("span");
       part.className = cls;
-      part.style.width = `${pct(n, m.games)}%`;
+      part.style.width = `${(100 * n) / m.games}%`;
       part.textContent = pct(n, m.games) >= 15 ? `${pct(n, m.games)}%` : "";
       part.setAttribute("aria-hidden", "true");
       bar.appendChild(part);
