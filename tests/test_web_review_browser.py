@@ -50,7 +50,7 @@ def finished(server: str) -> tuple[str, list[str], str]:
 
 def test_the_game_page_review_link_shows_the_review_and_the_graph_jumps(
         page: Page, server: str, finished):
-    game_id, moves, missed = finished
+    game_id, _, missed = finished
     page.goto(f"{server}/g/{game_id}")
     control(page, "review-link").click()
     expect(page).to_have_url(re.compile(rf"/replay/{game_id}\?review=1"))
