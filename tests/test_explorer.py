@@ -4,6 +4,7 @@ scores of known games, each game indexed once, every source, bad input in one li
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -244,3 +245,52 @@ def test_the_engine_evaluates_once_and_the_index_keeps_it(tmp_path):
     assert ex.query(board) == answer  # a plain query reads it back
     assert ex.evaluate(board, ms=100) == answer
     assert ex.db.execute("SELECT ms, moves FROM evals").fetchall() == made  # not searched again
+
+
+def test_platform_games_count_when_done(tmp_path):
+    sa = pytest.importorskip("sqlalchemy")
+    from ninefold.platform.store import contests, games, metadata
+
+    path = tmp_path / "platform.sqlite"
+    engine = sa.create_engine(f"sqlite:///{path}")
+    metadata.create_all(engine)
+    with engine.begin() as conn:
+        conn.execute(contests.insert().values(
+            id=1, name="spring", title="Spring", rules="open-boards", protocol="riddles",
+            time_control="bank=1000,inc=100", openings="none", max_bots_per_user=1, created=0))
+        for gid, status, result, moves in ((1, "done", "0-1", "e5 e4"),
+                                           (2, "running", None, "e5"),
+                                           (3, "done", "1/2-1/2", "a1")):
+            conn.execute(games.insert().values(
+                id=gid, contest_id=1, pair=1, x_version=1, o_version=2, status=status,
+                result=result, moves=moves, created=0))
+    engine.dispose()
+    found = {g.name: g for g in read_games_from(path)}
+    assert set(found) == {"platform#1", "platform#3"}
+    assert found["platform#1"].result == "o" and found["platform#3"].result == "draw"
+    assert found["platform#1"].start.rules.name == "open-boards"
+
+
+def test_another_program_s_database_is_left_alone(tmp_path):
+    path = tmp_path / "web.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE web_games (id TEXT)")
+    db.commit()
+    db.close()
+    for readonly in (False, True):
+        with pytest.raises(ExplorerError, match="is no explorer index: it holds the tables "
+                                                "web_games"):
+            Explorer(path, readonly=readonly)
+    tables = sqlite3.connect(path).execute("SELECT name FROM sqlite_master").fetchall()
+    assert tables == [("web_games",)]
+
+
+def test_the_benchmark_runs_on_a_few_games():
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "explorer_speed.py"),
+                           "--games", "2000", "--queries", "100"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "2,000 random games" in proc.stdout
+    assert re.search(r"query: median [\d.]+ ms, p99 [\d.]+ ms", proc.stdout)
+    assert "(100/100 found in the index)" in proc.stdout
+    assert re.search(r"ratio: .* x the 2,000-game scan", proc.stdout)

@@ -89,6 +89,9 @@ CREATE TABLE IF NOT EXISTS evals (
 """
 
 
+TABLES = {"meta", "rules", "games", "moves", "evals"}
+
+
 class ExplorerError(ValueError):
     """A source or a query the explorer cannot take; one line."""
 
@@ -323,6 +326,12 @@ class Explorer:
                                 f"ninefold explore index --from FILE")
         try:
             self.db = sqlite3.connect(str(path), check_same_thread=False)
+            tables = {r[0] for r in self.db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and not tables >= TABLES:  # another program's database: left alone
+                self.db.close()
+                raise ExplorerError(f"{path} is no explorer index: it holds the tables "
+                                    f"{', '.join(sorted(tables))}")
             self.db.executescript(SCHEMA)
             found = self.db.execute("SELECT value FROM meta WHERE key = 'plies'").fetchone()
         except sqlite3.Error as exc:
