@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+import subprocess
+import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -85,6 +88,18 @@ def test_bad_queries_are_400_in_one_line(explorer_server, query, says):
 def test_a_server_without_an_index_says_so(server):
     status, body = get(server + "/api/explorer")
     assert status == 404 and "ninefold serve --explorer FILE" in body["detail"]
+
+
+def test_serve_refuses_a_file_that_is_no_index_in_one_line(tmp_path):
+    games = tmp_path / "games.sqlite"
+    sqlite3.connect(games).execute("CREATE TABLE web_games (id TEXT)").connection.commit()
+    for index, says in ((tmp_path / "none.sqlite", "no explorer index"),
+                        (games, "is no explorer index: it holds the tables web_games")):
+        proc = subprocess.run([sys.executable, "-m", "ninefold.cli", "serve", "--port", "0",
+                               "--db", str(tmp_path / "web.sqlite"), "--explorer", str(index)],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2 and says in proc.stderr
+        assert proc.stderr.count("\n") == 1
 
 
 require("Debian's chromium", chromium_missing(), module=True)

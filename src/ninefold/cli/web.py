@@ -80,9 +80,13 @@ def serve(
     if processes > 1 and platform:
         _fail("--platform runs in one server process (with its workers' supervisor): "
               "leave out --processes")
-    if explorer and not os.path.isfile(explorer):
-        _fail(f"no explorer index {explorer}: make one with ninefold explore index --db "
-              f"{explorer} --from FILE")
+    if explorer:  # one line now, not "cannot open the games database" later
+        from ninefold.explorer import Explorer, ExplorerError
+
+        try:
+            Explorer(explorer, readonly=True).close()
+        except ExplorerError as exc:
+            _fail(f"{exc} (--explorer)")
     if platform:
         from ninefold.cli.platform import _store
 
