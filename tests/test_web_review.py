@@ -116,3 +116,26 @@ def test_bad_reviews_are_one_line(tmp_path, computer):
         r = client.get("/api/reviews/" + "0" * 32)
         assert r.status_code == 404 and r.json()["detail"].startswith("no review")
         assert client.get("/api/reviews/nothex").status_code == 422
+
+
+def test_a_resigned_game_and_a_game_given_by_its_moves_are_reviewed(tmp_path, computer):
+    counted = Counted()
+    with serve(tmp_path / "web.sqlite", computer, counted) as client:
+        made = client.post("/api/games", json={"mode": "local"}).json()
+        game_id, token = made["game"]["id"], made["token"]
+        client.post(f"/api/games/{game_id}/moves", json={"move": "e5", "ply": 0},
+                    headers={"Authorization": f"Bearer {token}"})
+        client.post(f"/api/games/{game_id}/resign", json={},
+                    headers={"Authorization": f"Bearer {token}"})
+        status = finished(client, client.post(f"/api/games/{game_id}/review").json()["key"])
+        assert status["state"] == "done" and status["review"]["moves"] == ["e5"]
+        assert status["review"]["result"] in ("1-0", "0-1")
+        # an arena's game, say, ended by its referee: its moves and its result
+        asked = client.post("/api/reviews", json={
+            "start": made["game"]["position"], "moves": ["e5", "e4", "d2"], "book": 1,
+            "result": "1/2-1/2"})
+        assert asked.status_code == 200, asked.text
+        rev = finished(client, asked.json()["key"])["review"]
+        assert rev["plies"][0]["label"] == "opening" != rev["plies"][1]["label"]
+        assert rev["result"] == "1/2-1/2" and len(rev["positions"]) == 4
+    assert counted.calls == 2 + 4
