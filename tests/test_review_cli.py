@@ -53,3 +53,22 @@ def test_a_missing_game_or_file_is_one_line(tmp_path):
     assert proc.returncode == 2 and "holds 1 game(s): there is no game 3" in proc.stderr
     proc = review(str(tmp_path / "none.txt"))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "cannot read" in proc.stderr
+
+
+def test_a_review_kept_in_a_web_database_is_shown_from_there(tmp_path):
+    from ninefold.review import Review
+    from ninefold.web.store import GameStore
+
+    record = tmp_path / "game.txt"
+    record.write_text(short_blunder_record())
+    db = tmp_path / "web.sqlite"
+    first = review(str(record), "--ms", "30", "--workers", "1", "--db", str(db))
+    assert first.returncode == 0, first.stderr
+    assert "stored in" not in first.stdout
+    stored = GameStore(db).backend.connection().execute(
+        "SELECT key, review FROM web_reviews").fetchall()
+    assert len(stored) == 1 and Review.from_json(stored[0][1]).key == stored[0][0]
+    again = review(str(record), "--ms", "500", "--workers", "1", "--db", str(db))
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith(f"the review stored in {db} (made with 30 ms a position)")
+    assert again.stdout.split("\n", 1)[1] == first.stdout  # the same table, not made again

@@ -3,7 +3,9 @@ sides' accuracies, and the eval graph (docs/guide/review.md)."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -12,9 +14,12 @@ from rich.text import Text
 
 from ninefold.cli import _fail, app, console, err
 from ninefold.records import Game, read_games
-from ninefold.review import DEFAULT_MS, MAX_MS, MIN_MS, Review, plot_review, review
+from ninefold.review import DEFAULT_MS, MAX_MS, MIN_MS, Review, plot_review, review, review_key
 from ninefold.rules import Board, opening_moves
 from ninefold.system import usable_cpus
+
+if TYPE_CHECKING:
+    from ninefold.web.store import GameStore
 
 COLOURS = {"blunder": "bold red", "mistake": "dark_orange", "inaccuracy": "yellow",
            "good": "default", "best": "green", "opening": "dim"}
@@ -31,6 +36,9 @@ def review_command(
                              help="Search time a position, ms."),
     workers: int = typer.Option(max(1, usable_cpus() - 1), min=1, max=64,
                                 help="Worker processes that analyse (default: the CPUs less one)."),
+    db: str | None = typer.Option(None, help="A web board's database ('ninefold serve --db'): "
+                                  "a review stored there is shown at once, a new one is kept "
+                                  "there (and the web board shows it too)."),
 ) -> None:
     """Review a finished game: every move labelled, and accuracies.
 
@@ -46,17 +54,47 @@ def review_command(
             from ninefold.classic.stats import check_plot_path
 
             check_plot_path(png)  # before the long work
+        store = _store(db) if db else None
+        key = review_key(start.position(), [str(m) for m in chosen.moves], book)
+        stored = store.stored_review(key) if store else None
+    except ValueError as exc:  # a record whose rules or moves do not fit, a bad path
+        _fail(str(exc))
+    if stored is not None:
+        result = Review.from_json(stored)
+        console.print(f"the review stored in {db} (made with {result.ms:g} ms a position)",
+                      highlight=False, soft_wrap=True)
+    else:
+        result = _review(chosen, start, book, ms, workers)
+        if store is not None:
+            store.keep_review(key, result.ms, result.to_json())
+    _print(result, chosen)
+    if png is not None:
+        console.print(f"eval graph: {plot_review(result, png)}", highlight=False)
+
+
+def _review(chosen: Game, start: Board, book: int, ms: float, workers: int) -> Review:
+    """The review of `chosen`, made now, with a progress bar on stderr."""
+    try:
         with Progress(TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("positions"), console=err, transient=True) as bar:
             task = bar.add_task("review", total=len(chosen.moves) + 1)
             result = review(start, chosen.moves, ms, book=book, result=chosen.result,
                             workers=workers,
                             progress=lambda done, total: bar.update(task, completed=done))
-    except ValueError as exc:  # a record whose rules or moves do not fit, a bad path
+    except ValueError as exc:  # moves that do not fit the record's rules
         _fail(str(exc))
-    _print(result, chosen)
-    if png is not None:
-        console.print(f"eval graph: {plot_review(result, png)}", highlight=False)
+    return result
+
+
+def _store(db: str) -> GameStore:
+    """The web board's database `db` (created if missing); a one-line failure if it
+    cannot be opened."""
+    from ninefold.web.store import GameStore
+
+    try:
+        return GameStore(db)
+    except (OSError, sqlite3.Error) as exc:
+        _fail(f"cannot open the database {db}: {exc}")
 
 
 def _read(record: Path, number: int) -> Game:
