@@ -90,6 +90,23 @@ def test_a_server_without_an_index_says_so(server):
     assert status == 404 and "ninefold serve --explorer FILE" in body["detail"]
 
 
+def test_the_engine_evaluates_one_position_at_a_time(tmp_path, record):
+    from ninefold.web.errors import TooMany
+    from ninefold.web.explorer import ExplorerIndex
+
+    ex = Explorer(tmp_path / "index.sqlite")
+    ex.add(read_games_from(record))
+    ex.close()
+    index = ExplorerIndex(tmp_path / "index.sqlite")
+    assert index.evaluating.acquire(blocking=False)  # as while another request evaluates
+    with pytest.raises(TooMany, match=r"^the engine is evaluating another position"):
+        index.ask(None, "", None, None, 50.0)
+    _, answer = index.ask(None, "", None, None)  # a plain question is answered
+    assert answer.games == 5 and not answer.evaluated
+    index.evaluating.release()
+    index.close()
+
+
 def test_serve_refuses_a_file_that_is_no_index_in_one_line(tmp_path):
     games = tmp_path / "games.sqlite"
     sqlite3.connect(games).execute("CREATE TABLE web_games (id TEXT)").connection.commit()

@@ -443,26 +443,44 @@ class Explorer:
         return None if row is None else {k: (v[0], v[1]) for k, v in json.loads(row[0]).items()}
 
     def evaluate(self, board: Board, source: str | None = None, ms: float = EVAL_MS) -> Answer:
-        """`query` with the engine's evaluation of the moves: the position after each of the
-        `EVALUATED` most played moves is searched by the analysis player for `ms`
-        milliseconds (`ninefold.review.evaluate`: a position the move ends the game in is
-        scored by its result) the first time, and the index keeps what it found."""
+        """`query` with the engine's evaluation of the moves (`evaluation`), made the first
+        time and kept in the index (`keep`)."""
         answer = self.query(board, source)
         if answer.evaluated or board.is_game_over() or not answer.moves:
             return answer
-        start = time.monotonic()
-        scores: dict[str, tuple[float, str | None]] = {}
-        for row in answer.moves[:EVALUATED]:
-            after = board.copy()
-            after.push(row.move)
-            found = evaluate_position(after.position(), ms)
-            scores[str(row.move)] = (found.x, found.proven)
-        rules = self._rules_id(board.rules.name)
+        self.keep(board, evaluation(board, answer, ms))
+        return self.query(board, source)
+
+    def keep(self, board: Board, scores: Evaluation) -> None:
+        """Keep the engine's evaluation of `board`'s moves (`evaluation`'s)."""
+        rules = self._rules_id(board.rules.name, make=True)
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO evals VALUES (?, ?, ?, ?)",
-                            (key_of(board), rules, 1000 * (time.monotonic() - start),
-                             json.dumps(scores)))
-        return self.query(board, source)
+                            (key_of(board), rules, scores.ms, json.dumps(scores.moves)))
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The engine's evaluation of a position's moves: by move, X's expected score after it
+    and the result proven (or None); the search time it took in all."""
+
+    moves: dict[str, tuple[float, str | None]]
+    ms: float
+
+
+def evaluation(board: Board, answer: Answer, ms: float = EVAL_MS) -> Evaluation:
+    """The engine's evaluation of `answer`'s moves: the position after each of the
+    `EVALUATED` most played is searched by the analysis player for `ms` milliseconds
+    (`ninefold.review.evaluate`: a position the move ends the game in is scored by its
+    result). It reads nothing of the index, so it may run while others ask it."""
+    start = time.monotonic()
+    scores: dict[str, tuple[float, str | None]] = {}
+    for row in answer.moves[:EVALUATED]:
+        after = board.copy()
+        after.push(row.move)
+        found = evaluate_position(after.position(), ms)
+        scores[str(row.move)] = (found.x, found.proven)
+    return Evaluation(scores, 1000 * (time.monotonic() - start))
 
 
 _UPSERT = ("INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "

@@ -7,7 +7,9 @@ index the server was started with (``ninefold serve --explorer FILE``,
   board of `rules`), an `ExplorerView`: the board, the moves played there with their
   games and results, the engine's evaluation where the index keeps it;
 - ``POST /api/explorer/evaluate`` (`EvaluateRequest`): the same, the engine's
-  evaluation searched now if the index does not keep it yet (then kept);
+  evaluation searched now if the index does not keep it yet (then kept); the engine
+  evaluates one position at a time, and a request while it is busy answers 429 with
+  one line;
 - ``GET /explorer``: the page (``static/explorer.html``); its address holds the query,
   so a link shows the same position.
 
@@ -26,14 +28,23 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
-from ninefold.explorer import EVAL_MS, SOURCES, Answer, Explorer, ExplorerError, parse_board
+from ninefold.explorer import (
+    EVAL_MS,
+    SOURCES,
+    Answer,
+    Explorer,
+    ExplorerError,
+    evaluation,
+    parse_board,
+)
 from ninefold.rules import Board
 from ninefold.variants import PRESETS
-from ninefold.web.errors import GameError, NotFound
+from ninefold.web.errors import GameError, NotFound, TooMany
 from ninefold.web.routes_pages import index_page
 from ninefold.web.views import ERRORS, PositionView, position_view
 
-MAX_EVAL_MS = 2000.0  # the longest search one evaluation request may ask for
+MAX_EVAL_MS = 1000.0  # the longest search a move one evaluation request may ask for
+EVALUATING_RETRY_S = 5.0  # what a request refused while the engine is busy is told to wait
 
 
 class ExplorerMove(BaseModel):
@@ -84,7 +95,8 @@ class ExplorerIndex:
     def __init__(self, path: str | Path | None) -> None:
         self.path = path
         self.index = Explorer(path, readonly=True) if path else None
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # the index's connection: one question at a time
+        self.evaluating = threading.Lock()  # the engine: one position at a time
 
     def ask(self, position: str | None, moves: str, rules: str | None, source: str | None,
             ms: float | None = None) -> tuple[Board, Answer]:
@@ -95,11 +107,21 @@ class ExplorerIndex:
         try:
             board = parse_board(position, moves, rules)
             with self.lock:
-                answer = (self.index.query(board, source) if ms is None
-                          else self.index.evaluate(board, source, ms))
+                answer = self.index.query(board, source)
         except ExplorerError as exc:
             raise BadQuery(str(exc)) from None
-        return board, answer
+        if ms is None or answer.evaluated or board.is_game_over() or not answer.moves:
+            return board, answer
+        if not self.evaluating.acquire(blocking=False):
+            raise TooMany("the engine is evaluating another position: try again in a few "
+                          "seconds", EVALUATING_RETRY_S)
+        try:  # the search runs outside the index's lock: questions go on meanwhile
+            scores = evaluation(board, answer, ms)
+        finally:
+            self.evaluating.release()
+        with self.lock:
+            self.index.keep(board, scores)
+            return board, self.index.query(board, source)
 
     def close(self) -> None:
         if self.index is not None:

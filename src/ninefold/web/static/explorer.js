@@ -94,7 +94,7 @@ function draw() {
       const part = document.createElement("span");
       part.className = cls;
       part.style.width = `${(100 * n) / m.games}%`;
-      part.textContent = pct(n, m.games) >= 15 ? `${pct(n, m.games)}%` : "";
+      part.textContent = pct(n, m.games) >= 20 ? `${pct(n, m.games)}%` : "";
       part.setAttribute("aria-hidden", "true");
       bar.appendChild(part);
     }
