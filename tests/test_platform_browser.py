@@ -64,21 +64,23 @@ def platform_server(tmp_path_factory):
         for limit in ("SIGNUPS_PER_HOUR_PER_ADDRESS", "LOGINS_PER_MINUTE_PER_ADDRESS"):
             env.setenv(f"NINEFOLD_{limit}", "0")  # 0: no limit (tests/test_platform_limits.py)
         proc, base = start_server(tmp / "web.sqlite", 0, "--platform", url, "--workers", "1")
-    bots = {}
-    for who, bot, language in (("rival", "rivalbot", "c"), ("boss", "bossbot", "python")):
+    try:  # stopped however the set-up ends (a failed upload left the server and its worker)
+        bots = {}
+        for who, bot, language in (("rival", "rivalbot", "c"), ("boss", "bossbot", "python")):
+            with httpx.Client(base_url=base, timeout=60) as client:
+                client.post("/api/platform/signup", json={"name": who, "password": PASSWORD})
+                r = client.post("/api/platform/contests/cup/bots", data={"bot": bot},
+                                files={"file": bot_archive(language, strategy="random", seed=3)})
+                assert r.status_code == 201, r.text
+                bots[who] = r.json()["bot"]
         with httpx.Client(base_url=base, timeout=60) as client:
-            client.post("/api/platform/signup", json={"name": who, "password": PASSWORD})
-            r = client.post("/api/platform/contests/cup/bots", data={"bot": bot},
-                            files={"file": bot_archive(language, strategy="random", seed=3)})
-            assert r.status_code == 201, r.text
-            bots[who] = r.json()["bot"]
-    with httpx.Client(base_url=base, timeout=60) as client:
-        client.post("/api/platform/signup", json={"name": "orga", "password": PASSWORD})
-    store = Store(url)
-    store.set_admin("boss", True)
-    store.set_organiser("orga", True)
-    yield Platform(base, tmp, bots["rival"])
-    stop_server(proc)
+            client.post("/api/platform/signup", json={"name": "orga", "password": PASSWORD})
+        store = Store(url)
+        store.set_admin("boss", True)
+        store.set_organiser("orga", True)
+        yield Platform(base, tmp, bots["rival"])
+    finally:
+        stop_server(proc)
 
 
 def accessible(page: Page) -> None:
