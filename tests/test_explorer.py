@@ -172,7 +172,11 @@ def test_an_unknown_source_and_an_illegal_game_are_one_line(tmp_path):
     with pytest.raises(ExplorerError, match="unknown source 'chess'"):
         ex.query(Board(), "chess")
     bad = StoredGame("records", "bad#1", Board(), (Move.parse("e5"), Move.parse("a1")), "x")
+    good = StoredGame("records", "good#1", Board(), (Move.parse("e5"),), "x")
     with pytest.raises(ExplorerError, match=r"bad#1: move 2 \(a1\) is not legal"):
+        ex.add([good, bad])
+    assert ex.games() == 1 and ex.query(Board()).games == 1  # the game before it is kept
+    with pytest.raises(ExplorerError, match="bad#1"):  # and the bad one is not marked done
         ex.add([bad])
     not_jsonl = tmp_path / "x.jsonl"
     not_jsonl.write_text('{"match": {"rules": "standard"}}\n[1]\n')

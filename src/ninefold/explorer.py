@@ -366,14 +366,14 @@ class Explorer:
             if gid in seen or self.db.execute(
                     "SELECT 1 FROM games WHERE key = ?", (gid,)).fetchone():
                 continue
-            seen.add(gid)
             s = kernel.from_board(game.start)
             actions = np.array([m.action for m in game.moves], np.int64)
             played = walk(s, actions, game.start.rules.flags, self.plies, keys)
-            if played < 0:
+            if played < 0:  # the games before it are kept; it is not marked indexed
                 self._write(counts, seen)
                 raise ExplorerError(f"{game.name}: move {-played} "
                                     f"({game.moves[-played - 1]}) is not legal there")
+            seen.add(gid)
             with self.db:
                 rules = self._rules_id(game.start.rules.name, make=True)
             assert rules is not None
