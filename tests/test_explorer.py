@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ninefold.explorer import (
+    SOURCES,
     Explorer,
     ExplorerError,
     StoredGame,
@@ -102,6 +103,8 @@ def test_sources_and_presets_are_kept_apart(tmp_path):
             StoredGame("arena", "c", Board("open-boards"), e5, "draw")])
     (row,) = ex.query(Board()).moves
     assert (row.games, row.x, row.draw, row.o) == (2, 1, 0, 1)
+    held = sorted(SOURCES[s] for (s,) in ex.db.execute("SELECT source FROM games"))
+    assert held == ["arena", "arena", "web"]
     (web,) = ex.query(Board(), "web").moves
     assert (web.games, web.x) == (1, 1)
     assert ex.query(Board(), "platform").moves == []

@@ -359,7 +359,7 @@ class Explorer:
         fit its rules raises `ExplorerError` naming it (the games before it are kept)."""
         read = added = 0
         counts, keys = _Counts(), np.zeros(self.plies, np.int64)
-        seen: set[bytes] = set()
+        seen: dict[bytes, int] = {}  # this batch's games: id -> source
         for game in games:
             read += 1
             gid = game.key
@@ -373,17 +373,17 @@ class Explorer:
                 self._write(counts, seen)
                 raise ExplorerError(f"{game.name}: move {-played} "
                                     f"({game.moves[-played - 1]}) is not legal there")
-            seen.add(gid)
+            source = SOURCES.index(game.source)
+            seen[gid] = source
             with self.db:
                 rules = self._rules_id(game.start.rules.name, make=True)
             assert rules is not None
-            source = SOURCES.index(game.source)
             for i in range(min(played, self.plies)):
                 counts.add((int(keys[i]), rules, source, int(actions[i])), game.result)
             added += 1
             if len(seen) >= BATCH:
                 self._write(counts, seen)
-                counts, seen = _Counts(), set()
+                counts, seen = _Counts(), {}
                 if progress:
                     progress(read, added)
         self._write(counts, seen)
@@ -402,11 +402,10 @@ class Explorer:
                                              x.tolist(), draw.tolist(), o.tolist(),
                                              strict=True))
 
-    def _write(self, counts: _Counts, ids: set[bytes]) -> None:
+    def _write(self, counts: _Counts, ids: dict[bytes, int]) -> None:
         with self.db:
             self.db.executemany(_UPSERT, [(*k, *v) for k, v in counts.rows.items()])
-            self.db.executemany("INSERT INTO games VALUES (?, ?)",
-                                [(g, 0) for g in ids])
+            self.db.executemany("INSERT INTO games VALUES (?, ?)", ids.items())
 
     def games(self) -> int:
         """The number of games indexed."""
