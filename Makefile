@@ -58,11 +58,15 @@ debs:
 
 # `make test`: the loop a developer runs: the checks and every
 # test but the long runs marked `slow`; `make test-all` (what CI runs, .ci/run): everything.
+# The tests run in parallel (pytest-xdist): one worker a CPU, at least two (most tests wait
+# on bots, servers and browsers), each test file on one worker so that its costly
+# fixtures (a server, a compiled bot, a proof) start once. PARALLEL= runs them in one.
+PARALLEL ?= -n $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && n=2; echo $$n) --dist loadfile
 test: checks
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest -m "not slow" $(PARALLEL)
 
 test-all: checks
-	$(PY) -m pytest
+	$(PY) -m pytest $(PARALLEL)
 
 checks: $(STAMP) debs
 	$(VENV)/bin/ruff check src tests benchmarks docs
