@@ -136,6 +136,16 @@ def test_the_next_puzzle_keeps_to_the_theme_and_avoids_the_one_seen(client: Test
     assert len(seen) > 1
 
 
+def test_the_next_puzzle_keeps_to_the_rules(client: TestClient):
+    presets = {p.position.split()[0] for p in shipped().values()}
+    assert "standard" in presets
+    for rules in presets:
+        view = client.get("/api/puzzles", params={"solver": SOLVER, "rules": rules}).json()
+        assert view["rules"] == rules and view["board"]["position"].startswith(rules + " ")
+    r = client.get("/api/puzzles", params={"solver": SOLVER, "rules": "chess"})
+    assert r.status_code == 422 and r.json()["detail"].startswith("no rules 'chess' here")
+
+
 # --- the page ---------------------------------------------------------------------------
 
 
@@ -182,6 +192,9 @@ def test_the_hint_the_retry_the_failure_and_the_next_puzzle(page: Page, server: 
     expect(page).not_to_have_url(f"{server}/puzzles/{puzzle.id}")
     control(page, "puzzle-theme").select_option("send-to-full")
     expect(page.get_by_test_id("about")).to_contain_text("send-to-full")
+    control(page, "puzzle-theme").select_option("")
+    control(page, "puzzle-rules").select_option("open-boards")
+    expect(page.get_by_test_id("about")).to_contain_text("Rules: open-boards.")
 
 
 def test_the_site_leads_to_the_puzzles(page: Page, server: str):

@@ -11,6 +11,9 @@ eight symmetries, under each rule set), and keeps a position where
 - at each later turn of the solution the quickest win from there has one
   move too, except the last (any move that wins at once wins), so that the
   tree's move is the one answer at every turn;
+- no defence ends the game at once (under ``full=count`` a reply that fills
+  the grid may lose on the count: such positions are left out, so that every
+  defence has an answer);
 - the solution tree has at most `MAX_NODES` attacker nodes and the solver
   answered every question within its budget.
 
@@ -250,6 +253,8 @@ class Maker:
         if after[RESULT] < 0:
             for reply in kernel.legal_actions(after):
                 t = _child(after, int(reply), flags)
+                if t[RESULT] >= 0:  # full=count: a reply that fills the grid, lost on count
+                    raise _Rejected("a defence ends the game")
                 soonest = solver.soonest(t, plies - 2)
                 if soonest is None:
                     raise AssertionError("a reply escapes a proved win")

@@ -35,7 +35,7 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
 from ninefold.puzzles.puzzle import THEMES, Node, Puzzle, load
-from ninefold.rules import Board, InvalidMoveError, Move
+from ninefold.rules import PRESETS, Board, InvalidMoveError, Move
 from ninefold.web.errors import IllegalMove, NotFound
 from ninefold.web.notation import side
 from ninefold.web.puzzle_ratings import PuzzleRatings
@@ -63,6 +63,7 @@ class PuzzleView(BaseModel):
     """A puzzle to solve: its position and what is known of it (not its solution)."""
 
     id: str
+    rules: str = Field(..., description="The rule set (docs/guide/rules.md).")
     board: PositionView
     attacker: Literal["x", "o"]
     plies: int = Field(..., description="The attacker wins within this many plies.")
@@ -139,7 +140,8 @@ def puzzle_view(puzzle: Puzzle, ratings: PuzzleRatings, who: str) -> PuzzleView:
     it, me = ratings_of(ratings, puzzle, who)
     where = puzzle.source
     return PuzzleView(
-        id=puzzle.id, board=position_view(board), attacker=side(board.turn),
+        id=puzzle.id, rules=board.rules.name, board=position_view(board),
+        attacker=side(board.turn),
         plies=puzzle.plies, themes=list(puzzle.themes), rating=it, solver=me,
         source=f"{where.get('file', '?')}, game {where.get('game', '?')}, after "
                f"{where.get('ply', '?')} moves")
@@ -189,19 +191,27 @@ ThemeQuery = Annotated[str | None, Query(
     max_length=40, description=f"Only puzzles of this theme: {', '.join(THEMES)}.")]
 
 
+RulesQuery = Annotated[str | None, Query(
+    max_length=40, description=f"Only puzzles under these rules: {', '.join(PRESETS)}.")]
+
+
 @router.get("/api/puzzles", response_model=PuzzleView, responses=ERRORS)
 async def next_puzzle(request: Request, solver: SolverQuery, theme: ThemeQuery = None,
+                      rules: RulesQuery = None,
                       after: str | None = Query(None, max_length=40,
                                                 description="The puzzle just seen.")
                       ) -> PuzzleView:
     """The next puzzle for this solver: near its rating, not tried yet if one is left."""
     if theme is not None and theme not in THEMES:
         raise IllegalMove(f"no theme {theme!r}: the themes are {', '.join(THEMES)}")
+    if rules is not None and rules not in PRESETS:
+        raise IllegalMove(f"no rules {rules!r} here: choose one of {', '.join(PRESETS)}")
     ratings, who = _ratings(request), await _who(request, solver)
     pool = [p for p in shipped().values() if (theme is None or theme in p.themes)
-            and p.id != after]
+            and (rules is None or p.position.split()[0] == rules) and p.id != after]
     if not pool:
-        raise NotFound(f"no puzzle of the theme {theme!r} here")
+        raise NotFound(f"no puzzle {'of the theme ' + repr(theme) if theme else ''}"
+                       f"{' under ' + rules if rules else ''} here")
     tried = ratings.tried(who)
     fresh = [p for p in pool if p.id not in tried] or pool
     mine = ratings.solver(who).rating

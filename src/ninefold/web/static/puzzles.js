@@ -70,6 +70,7 @@ async function load(id) {
   const theme = $("theme").value;
   if (id) return show(await call(`/api/puzzles/${encodeURIComponent(id)}?${params}`));
   if (theme) params.set("theme", theme);
+  if ($("rules").value) params.set("rules", $("rules").value);
   if (puzzle) params.set("after", puzzle.id);
   show(await call(`/api/puzzles?${params}`));
 }
@@ -146,7 +147,10 @@ const CONTROLS = {
 for (const [name, act] of Object.entries(CONTROLS)) {
   document.querySelector(`[data-control=${name}]`).addEventListener("click", act);
 }
-$("theme").addEventListener("change", () => step(() => load(null)));
+// A filter changed: the next puzzle under it (once a request under way has ended).
+const filtered = () => (busy ? setTimeout(filtered, 100) : step(() => load(null)));
+$("theme").addEventListener("change", filtered);
+$("rules").addEventListener("change", filtered);
 
 // --- drawing ------------------------------------------------------------------------
 
@@ -181,7 +185,8 @@ function draw() {
     $("task").textContent = `${side} to play and win within ${puzzle.plies} ${puzzle.plies === 1 ? "ply" : "plies"}`;
     $("ratings").textContent = `Your rating ${puzzle.solver.rating} ± ${puzzle.solver.rd}` +
       ` (${puzzle.solver.tries} rated) · this puzzle ${puzzle.rating.rating} ± ${puzzle.rating.rd}`;
-    $("about").textContent = `Themes: ${puzzle.themes.join(", ")}. From ${puzzle.source}.`;
+    $("about").textContent = `Rules: ${puzzle.rules}. Themes: ${puzzle.themes.join(", ")}.` +
+      ` From ${puzzle.source}.`;
   }
   document.querySelector("[data-control=puzzle-hint]").disabled = ended || !puzzle;
 }
