@@ -191,6 +191,16 @@ def test_make_cuts_puzzles_from_games_and_counts_who_missed_them(tmp_path: Path)
         _others_fail(puzzle)
 
 
+def test_a_defence_that_ends_the_game_on_the_count_is_no_puzzle() -> None:
+    """Under codingame rules O wins within 3 plies by c9, but two of X's replies fill the
+    grid and lose on the count of boards: such a defence has no answer to store."""
+    board = Board.from_position(
+        "codingame oxxxo1x1o/oo1x1x1xo/o1xoxx1xo/1ox2xxxo/o1xooo1xo/2xxx1x1o/xooooooox/"
+        "ooxx2ox1/xx2o1xxo o 6 o.oxoo.ox")
+    assert Solver(board.rules.flags).soonest(kernel.from_board(board), 9) == 3
+    assert maker.Maker(9, 200_000).puzzle(maker._Seen(board, {})) is None
+
+
 def test_a_malformed_games_file_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text('{"match": {}}\n{"moves": ["e5", "zz"]}\n')
