@@ -15,6 +15,7 @@ from ninefold.proof.within import Solver, as_x
 from ninefold.puzzles import make as maker
 from ninefold.puzzles.puzzle import InvalidPuzzleError, Node, Puzzle, load, read_puzzles
 from ninefold.rules import PRESETS, Board, Mark
+from ninefold.stored_games import StoredGamesError, read_stored
 
 
 @cache
@@ -179,8 +180,9 @@ def test_make_cuts_puzzles_from_games_and_counts_who_missed_them(tmp_path: Path)
     lines += [json.dumps({"game": i, "moves": random_game(rng)}) for i in range(4)]
     path = tmp_path / "games.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    games = list(maker.read_source(path))
-    assert [g.where for g in games] == [{"file": path.as_posix(), "game": i} for i in range(4)]
+    games = list(read_stored(path))
+    assert [maker.where(g) for g in games] == [{"file": path.as_posix(), "game": i}
+                                                for i in range(4)]
     puzzles = maker.make(iter(games), max_plies=3)
     assert puzzles and sum(p.missed for p in puzzles) > 0
     for puzzle in puzzles:
@@ -201,11 +203,43 @@ def test_a_defence_that_ends_the_game_on_the_count_is_no_puzzle() -> None:
     assert maker.Maker(9, 200_000).puzzle(maker._Seen(board, {})) is None
 
 
+def test_an_arena_database_and_a_set_up_web_game_are_read_for_puzzles(tmp_path: Path) -> None:
+    """The arena's games table keys its games by `key` (the maker asked for `id` before),
+    and a web game set up from a position starts there, not on the empty board."""
+    import sqlite3
+
+    from ninefold.arena.storage import SCHEMA
+    from ninefold.web.store import SCHEMA as WEB
+
+    arena = tmp_path / "arena.db"
+    db = sqlite3.connect(arena)
+    db.executescript(SCHEMA)
+    db.execute("INSERT INTO games (key, seq, x, o, rules, moves, times_ms, result, winner, "
+               "termination, reason, started, seconds) VALUES ('[1]', 0, 'a', 'b', 'standard', "
+               "'e5 e4', '[]', '0-1', 'o', 'line', '', 0, 1)")
+    db.commit()
+    db.close()
+    (game,) = read_stored(arena)
+    assert maker.where(game) == {"file": arena.as_posix(), "game": "[1]"}
+    start = Board()
+    start.push_text("e5")
+    web = tmp_path / "web.sqlite"
+    db = sqlite3.connect(web)
+    db.executescript(WEB)
+    db.execute("INSERT INTO web_games (id, created, mode, rules, moves, ply, seats, start) "
+               "VALUES ('g', 0, 'local', 'standard', 'e4', 1, '{}', ?)", (start.position(),))
+    db.commit()
+    db.close()
+    (game,) = read_stored(web)
+    seen = maker.gather(iter([game]))
+    assert [s.board.position() for s in seen.values()] == [start.position()]
+
+
 def test_a_malformed_games_file_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text('{"match": {}}\n{"moves": ["e5", "zz"]}\n')
-    with pytest.raises(maker.MakeError, match=r"bad.jsonl line 2: cannot read move 'zz'"):
-        list(maker.read_source(path))
+    with pytest.raises(StoredGamesError, match=r"bad.jsonl line 2: cannot read move 'zz'"):
+        list(read_stored(path))
 
 
 def test_a_malformed_puzzle_line_is_one_line() -> None:

@@ -9,7 +9,7 @@ a 63-bit hash of its kernel state (the marks, the side to move and the board it
 is sent to), computed in numba; the rules are a column of their own. Positions
 are kept as they are: a position and its mirror image are two positions.
 
-Games come from (`read_games_from`):
+Games come from (`read_games_from`, finished games only, through `ninefold.stored_games`):
 
 - a web store (``.sqlite``/``.db`` with a ``web_games`` table): finished games
   only, ``web``;
@@ -38,14 +38,12 @@ time and kept in the index per position, so the next query of it reads it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 
@@ -53,16 +51,15 @@ from ninefold import kernel
 from ninefold.jitcache import njit
 from ninefold.kernel import FORCED, RESULT, RUNNING, SIDE
 from ninefold.moves import InvalidPositionError
-from ninefold.records import InvalidRecordError, read_games
 from ninefold.review import evaluate as evaluate_position
-from ninefold.rules import Board, IllegalMoveError, InvalidMoveError, Mark, Move, Rules
+from ninefold.rules import Board, IllegalMoveError, InvalidMoveError, Move, Rules
+from ninefold.stored_games import Result, StoredGame, StoredGamesError, read_stored
 
 SOURCES = ("web", "arena", "platform", "records")
 DEFAULT_PLIES = 30  # positions indexed per game: the first this many plies
 EVAL_MS = 200.0  # the engine's search time for the position after a move, by default
 EVALUATED = 12  # the moves of a position the engine evaluates: the most played
 BATCH = 2000  # games read before their counts are written
-Result = Literal["x", "draw", "o"]
 Progress = Callable[[int, int], None]  # (games read, games added)
 
 SCHEMA = """
@@ -144,135 +141,16 @@ def key_of(board: Board) -> int:
 # --- games -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class StoredGame:
-    """A finished game from a store: where it is (`source`, and `name`, its name there),
-    where it started, its moves and who won (``x``, ``draw``, ``o``)."""
-
-    source: str
-    name: str
-    start: Board
-    moves: tuple[Move, ...]
-    result: Result
-
-    @property
-    def key(self) -> bytes:
-        """The game's id in the index: its source, name, start, and moves, hashed."""
-        text = "\n".join([self.source, self.name, self.start.position(),
-                          " ".join(str(m) for m in self.moves)])
-        return hashlib.sha256(text.encode()).digest()[:16]
-
-
-_WINNER: dict[str | None, Result] = {"x": "x", "o": "o", None: "draw", "": "draw"}
-_MARK: dict[Mark | None, Result] = {Mark.X: "x", Mark.O: "o", None: "draw"}
-_SCORE: dict[str, Result] = {"1-0": "x", "0-1": "o", "1/2-1/2": "draw"}
-
-
 def read_games_from(path: Path) -> Iterator[StoredGame]:
-    """The finished games stored in `path` (see the module's docstring for the kinds);
-    `ExplorerError` for a file that is none of them or is damaged."""
-    if path.suffix in (".sqlite", ".db"):
-        yield from _read_database(path)
-        return
+    """The finished games stored in `path` (`ninefold.stored_games.read_stored`: web, arena
+    and platform databases, match records, game records); `ExplorerError` for a file
+    that is none of them or is damaged."""
     try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ExplorerError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
-                            ) from None
-    if path.suffix == ".jsonl":
-        yield from _read_match(path, text)
-        return
-    try:
-        for i, game in enumerate(read_games(text)):
-            outcome = game.outcome
-            if outcome is None:
-                continue
-            yield StoredGame("records", f"{path.name}#{i + 1}", game.start_board(),
-                             tuple(game.board().move_stack), _MARK[outcome.winner])
-    except InvalidRecordError as exc:
-        raise ExplorerError(f"{path}: {exc}") from None
-
-
-def _read_match(path: Path, text: str) -> Iterator[StoredGame]:
-    rules = Rules.parse("standard")
-    for number, line in enumerate(text.splitlines(), 1):
-        try:
-            row = json.loads(line) if line.strip() else {}
-            if not isinstance(row, dict):
-                raise ValueError("a line must be a JSON object")
-            if isinstance(row.get("match"), dict):
-                rules = Rules.parse(str(row["match"].get("rules", "standard")))
-            if not row.get("moves") or "score_a" not in row:
-                continue
-            moves = tuple(Move.parse(m) for m in row["moves"])
-            score_x = row["score_a"] if row.get("a_is_x", True) else 1 - row["score_a"]
-        except (ValueError, TypeError) as exc:
-            raise ExplorerError(f"{path} line {number}: {exc}") from None
-        result: Result = "x" if score_x == 1 else "o" if score_x == 0 else "draw"
-        yield StoredGame("records", f"{path.name}#{row.get('game', number)}", Board(rules),
-                         moves, result)
-
-
-def _read_database(path: Path) -> Iterator[StoredGame]:
-    if not path.is_file():
-        raise ExplorerError(f"no such file: {path}")
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    except sqlite3.Error as exc:
-        raise ExplorerError(f"cannot read {path} as SQLite: {exc}") from None
-    try:
-        if "web_games" in tables:
-            yield from _web_games(db)
-        elif "games" in tables and "contests" in tables:
-            rows = db.execute("SELECT g.id, c.rules, g.moves, g.result FROM games g "
-                              "JOIN contests c ON c.id = g.contest_id "
-                              "WHERE g.status = 'done' AND g.result IS NOT NULL")
-            for key, rules, moves, result in rows:
-                yield _game("platform", f"platform#{key}", Board(rules), moves, _SCORE[result])
-        elif "games" in tables:
-            for key, rules, moves, winner in db.execute(
-                    "SELECT key, rules, moves, winner FROM games"):
-                yield _game("arena", f"{path.name}#{key}", Board(rules), moves, _WINNER[winner])
-        else:
-            raise ExplorerError(f"{path} holds no games: no web_games or games table")
-    except sqlite3.Error as exc:
-        raise ExplorerError(f"cannot read {path}: {exc}") from None
-    except (ValueError, KeyError) as exc:
-        raise ExplorerError(f"{path}: {exc}") from None
-    finally:
-        db.close()
-
-
-def _game(source: str, name: str, start: Board, moves: str, result: Result) -> StoredGame:
-    return StoredGame(source, name, start, tuple(Move.parse(m) for m in moves.split()),
-                      result)
-
-
-def _web_games(db: sqlite3.Connection) -> Iterator[StoredGame]:
-    """The web store's finished games: over on the board, resigned, flagged or drawn by
-    agreement."""
-    rows = db.execute("SELECT id, rules, opening, moves, start, resigned, flagged, "
-                      "agreed_draw FROM web_games")
-    for key, rules, opening, moves, start, resigned, flagged, agreed in rows:
-        if start:
-            board = Board.from_position(start)
-        else:
-            board = Board(rules, opening=opening) if opening else Board(rules)
-        played = tuple(Move.parse(m) for m in moves.split())
-        first = Board.from_position(board.position()) if start else Board(board.rules)
-        for move in played:
-            board.push(move)
-        outcome = board.outcome()
-        result: Result | None = None
-        if outcome is not None:
-            result = _MARK[outcome.winner]
-        elif resigned or flagged:
-            result = "o" if (resigned or flagged) == "x" else "x"
-        elif agreed:
-            result = "draw"
-        if result is not None:  # the opening's moves and the game's (from `start`: the game's)
-            yield StoredGame("web", f"web#{key}", first, tuple(board.move_stack), result)
+        for game in read_stored(path):
+            if game.result is not None:
+                yield game
+    except StoredGamesError as exc:
+        raise ExplorerError(str(exc)) from None
 
 
 # --- the index -------------------------------------------------------------------------
@@ -362,6 +240,8 @@ class Explorer:
         seen: dict[bytes, int] = {}  # this batch's games: id -> source
         for game in games:
             read += 1
+            if game.result is None:  # not over: nothing to count
+                continue
             gid = game.key
             if gid in seen or self.db.execute(
                     "SELECT 1 FROM games WHERE key = ?", (gid,)).fetchone():

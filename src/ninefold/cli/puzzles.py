@@ -46,8 +46,9 @@ def puzzles_make(
     A position becomes a puzzle where the side to move has a forced win within
     --max-plies plies, proven by the solver, and exactly one first move wins
     that soon; each comes with its whole solution tree."""
-    from ninefold.puzzles.make import MakeError, SourceGame, make, read_source
+    from ninefold.puzzles.make import MakeError, make
     from ninefold.puzzles.puzzle import write
+    from ninefold.stored_games import StoredGame, StoredGamesError, read_stored
 
     paths = [Path(s) for s in sources] if sources else default_sources()
     if not paths:
@@ -57,9 +58,9 @@ def puzzles_make(
             _fail(f"no such file: {path}")
     start = time.monotonic()
 
-    def games() -> Iterator[SourceGame]:
+    def games() -> Iterator[StoredGame]:
         for path in paths:
-            yield from read_source(path)
+            yield from read_stored(path)
 
     def progress(done: int, total: int, found: int) -> None:
         err.print(f"  {done:,}/{total:,} positions searched, {found:,} puzzles, "
@@ -67,7 +68,7 @@ def puzzles_make(
 
     try:
         puzzles = make(games(), max_plies=max_plies, budget=budget, progress=progress)
-    except MakeError as exc:
+    except (MakeError, StoredGamesError) as exc:
         _fail(str(exc))
     write(puzzles, Path(out))
     by_rules = Counter(p.board().rules.name for p in puzzles)

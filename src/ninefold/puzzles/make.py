@@ -27,11 +27,8 @@ win its main line shows (`themes`).
 from __future__ import annotations
 
 import hashlib
-import json
-import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,8 +38,8 @@ from ninefold.kernel import BIG, CLOSED, FORCED, FULL, RESULT, SIDE
 from ninefold.proof import dfpn
 from ninefold.proof.within import Solver, Unknown, marks
 from ninefold.puzzles.puzzle import Node, Puzzle
-from ninefold.records import InvalidRecordError, read_games
-from ninefold.rules import FLAG_WIN_FIVE, Board, IllegalMoveError, InvalidMoveError, Move, Rules
+from ninefold.rules import FLAG_WIN_FIVE, Board, IllegalMoveError, Move
+from ninefold.stored_games import StoredGame
 
 MAX_NODES = 300  # attacker nodes in a solution tree, at most
 OPENING_MARKS, END_MARKS = 20, 45  # the phases: opening below 20 marks, end from 45
@@ -50,16 +47,7 @@ Progress = Callable[[int, int, int], None]  # (positions searched, positions, pu
 
 
 class MakeError(ValueError):
-    """A games file that cannot be read."""
-
-
-@dataclass(frozen=True)
-class SourceGame:
-    """A stored game: its rules, its moves from the empty board, where it comes from."""
-
-    rules: Rules
-    moves: tuple[Move, ...]
-    where: dict[str, Any]
+    """A stored game whose moves do not fit its rules."""
 
 
 @dataclass
@@ -75,70 +63,6 @@ class _Rejected(Exception):
     """The position is no puzzle (ambiguous, too big a tree, or unknown to the solver)."""
 
 
-# --- reading games ---------------------------------------------------------------------
-
-
-def read_source(path: Path) -> Iterator[SourceGame]:
-    """The games of a file: a match record (``.jsonl``: a ``match`` line with the rules,
-    then one line per game with its ``moves``; lines without moves skipped), a web or
-    arena database (``.sqlite``/``.db``), or game records (any other file)."""
-    if path.suffix in (".sqlite", ".db"):
-        yield from _read_database(path)
-        return
-    try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MakeError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    if path.suffix == ".jsonl":
-        yield from _read_match(path, text)
-        return
-    try:
-        for i, game in enumerate(read_games(text)):
-            yield SourceGame(game.start_board().rules, tuple(game.board().move_stack),
-                             {"file": path.as_posix(), "game": i})
-    except InvalidRecordError as exc:
-        raise MakeError(f"{path}: {exc}") from None
-
-
-def _read_match(path: Path, text: str) -> Iterator[SourceGame]:
-    rules = Rules.parse("standard")
-    for number, line in enumerate(text.splitlines(), 1):
-        try:
-            row = json.loads(line) if line.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise MakeError(f"{path} line {number}: not JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise MakeError(f"{path} line {number}: a line must be a JSON object")
-        if isinstance(row.get("match"), dict):
-            rules = Rules.parse(str(row["match"].get("rules", "standard")))
-        if row.get("moves"):
-            try:
-                moves = tuple(Move.parse(m) for m in row["moves"])
-            except InvalidMoveError as exc:
-                raise MakeError(f"{path} line {number}: {exc}") from None
-            where = {"file": path.as_posix(), "game": row.get("game", number)}
-            yield SourceGame(rules, moves, where)
-
-
-def _read_database(path: Path) -> Iterator[SourceGame]:
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    except sqlite3.Error as exc:
-        raise MakeError(f"cannot read {path} as SQLite: {exc}") from None
-    with db:
-        if "web_games" in tables:  # the web store: moves after the opening
-            rows = db.execute("SELECT id, rules, opening, moves FROM web_games")
-        elif "games" in tables:  # an arena run: moves with the opening
-            rows = db.execute("SELECT id, rules, NULL, moves FROM games")
-        else:
-            raise MakeError(f"{path} holds no web_games or games table")
-        for key, rules, opening, moves in rows:
-            board = Board(rules, opening=opening) if opening else Board(rules)
-            played = tuple(board.move_stack) + tuple(Move.parse(m) for m in moves.split())
-            yield SourceGame(board.rules, played, {"file": path.as_posix(), "game": key})
-
-
 # --- positions -------------------------------------------------------------------------
 
 
@@ -148,25 +72,31 @@ def _child(s: np.ndarray, action: int, flags: int) -> np.ndarray:
     return child
 
 
-def gather(games: Iterator[SourceGame]) -> dict[tuple[str, int], _Seen]:
-    """Every running position of the games, once per rule set up to symmetry, in the
-    order first met, with the move each game played there."""
+def where(game: StoredGame) -> dict[str, Any]:
+    """Where a puzzle's game is: its file and its id there (`StoredGame.game`)."""
+    return {"file": game.file, "game": game.game}
+
+
+def gather(games: Iterator[StoredGame]) -> dict[tuple[str, int], _Seen]:
+    """Every running position of the games (`ninefold.stored_games.read_stored`'s, finished or
+    not), once per rule set up to symmetry, in the order first met, with the move each
+    game played there."""
     seen: dict[tuple[str, int], _Seen] = {}
     for game in games:
-        board = Board(game.rules)
-        flags = game.rules.flags
+        board = Board.from_position(game.start.position())
+        flags = board.rules.flags
         for ply, move in enumerate(game.moves):
             if board.is_game_over():
                 break
             s = kernel.from_board(board)
-            key = (game.rules.name, dfpn.key(s))
+            key = (board.rules.name, dfpn.key(s))
             if key not in seen:
-                seen[key] = _Seen(board.copy(), {**game.where, "ply": ply})
+                seen[key] = _Seen(board.copy(), {**where(game), "ply": ply})
             seen[key].played.append(dfpn.key(_child(s, move.action, flags)))
             try:
                 board.push(move)
             except IllegalMoveError as exc:
-                raise MakeError(f"{game.where.get('file')} game {game.where.get('game')}: "
+                raise MakeError(f"{game.file} game {game.game}: "
                                 f"{exc}") from None
     return seen
 
@@ -293,7 +223,7 @@ def main_line(tree: Node) -> tuple[Move, ...]:
     return tuple(line)
 
 
-def make(games: Iterator[SourceGame], *, max_plies: int = 9, budget: int = 200_000,
+def make(games: Iterator[StoredGame], *, max_plies: int = 9, budget: int = 200_000,
          progress: Progress | None = None, every: int = 500) -> list[Puzzle]:
     """The puzzles of the games (see the module's docstring), in the order met.
     `progress` hears every `every` positions."""
