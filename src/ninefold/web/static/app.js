@@ -4,7 +4,7 @@
 // in localStorage so a reload keeps the seat.
 
 import { AnalysisPanel } from "./analysis.js";
-import { buildBoard as buildCells, square } from "./board.js";
+import { buildBoard as buildCells, drawBoard, square } from "./board.js";
 import { ReviewPanel } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
@@ -315,38 +315,24 @@ function buildBoard() {
 // shows the keyboard's square, `line` marks the boards of the winning line.
 function drawBoards(boards, last,
   { legal = new Set(), highlight = false, withCursor = false, line = [] }) {
-  for (const small of document.querySelectorAll("#board .small")) {
-    const b = Number(small.dataset.board);
-    const info = boards[b];
-    small.classList.toggle("allowed", highlight && info.allowed);
-    small.classList.toggle("line", line.includes(b));
-    small.setAttribute("aria-label",
-      `Board ${b + 1}${line.includes(b) ? ", in the winning line" : ""}`);
-    small.classList.toggle("won-x", info.owner === "x");
-    small.classList.toggle("won-o", info.owner === "o");
-    small.classList.toggle("drawn", info.owner === "draw");
-    small.querySelector(".big").textContent =
-      info.owner === "x" ? "X" : info.owner === "o" ? "O" : "";
-    for (const cell of small.querySelectorAll(".cell")) {
-      const c = Number(cell.dataset.cell);
-      const mark = info.cells[c];
-      const sq = cell.dataset.square;
-      cell.textContent = mark.toUpperCase();
-      cell.classList.toggle("x", mark === "x");
-      cell.classList.toggle("o", mark === "o");
-      cell.classList.toggle("last", last === sq);
-      const playable = legal.has(sq);
-      cell.classList.toggle("legal", playable);
-      cell.setAttribute("aria-disabled", String(!playable));
+  drawBoard($("board"), { boards }, {
+    last, legal, allowed: highlight,
+    onSmall: (small, b) => {
+      small.classList.toggle("line", line.includes(b));
+      small.setAttribute("aria-label",
+        `Board ${b + 1}${line.includes(b) ? ", in the winning line" : ""}`);
+    },
+    onCell: (cell, sq, b, c) => {
       const { x, y } = xyOf(b, c);
       const here = withCursor && x === cursor.x && y === cursor.y;
       cell.classList.toggle("cursor", here);
       cell.tabIndex = here ? 0 : -1;  // Tab reaches the board at the cursor
+      const mark = boards[b].cells[c];
       cell.setAttribute("aria-label",
         `${sq}, board ${b + 1}: ${mark ? mark.toUpperCase() : "empty"}` +
-        `${last === sq ? ", last move" : ""}${playable ? ", playable" : ""}`);
-    }
-  }
+        `${last === sq ? ", last move" : ""}${legal.has(sq) ? ", playable" : ""}`);
+    },
+  });
 }
 
 function render() {

@@ -1,5 +1,5 @@
 // The big board's squares and buttons, for the pages that draw it (app.js, proof.js,
-// explorer.js).
+// puzzles.js, explorer.js).
 
 const COLUMNS = "abcdefghi";
 
@@ -40,14 +40,21 @@ export function buildBoard(container, control, onPress) {
   }
 }
 
-// Show `board` (the server's PositionView) in a `container` built by `buildBoard`: each small
-// board's owner and whether it may be played, each cell's mark; `last` is the move shown as
-// the last one, `legal` the squares a click plays (focusable, named "playable"), `marked`
-// squares get the class "played" and `note` in their names.
-export function drawBoard(container, board, { last = null, legal = new Set(), marked = new Set(), note = "" } = {}) {
+// Show `board` (the server's PositionView, or any object with its `boards`) in a `container`
+// built by `buildBoard`: each small board's owner and whether it may be played, each cell's
+// mark. Options: `last`, the square (or list of squares) shown as the last move; `legal`, the
+// squares a click plays (focusable, named `playable`: ", playable" by default); `marked`
+// squares get the class "played" and `note` in their names; `allowed: false` marks no board
+// as the one to play in; `onSmall(small, b)` and `onCell(cell, sq, b, c)` add a page's own
+// classes and names after these.
+export function drawBoard(container, board, {
+  last = null, legal = new Set(), marked = new Set(), note = "", playable = ", playable",
+  allowed = true, onSmall = null, onCell = null,
+} = {}) {
+  const lastOnes = new Set((Array.isArray(last) ? last : [last]).filter((sq) => sq));
   container.querySelectorAll(".small").forEach((small, b) => {
     const info = board.boards[b];
-    small.classList.toggle("allowed", info.allowed && !board.result);
+    small.classList.toggle("allowed", allowed && info.allowed && !board.result);
     small.classList.toggle("won-x", info.owner === "x");
     small.classList.toggle("won-o", info.owner === "o");
     small.classList.toggle("drawn", info.owner === "draw");
@@ -58,13 +65,15 @@ export function drawBoard(container, board, { last = null, legal = new Set(), ma
       cell.textContent = mark.toUpperCase();
       cell.classList.toggle("x", mark === "x");
       cell.classList.toggle("o", mark === "o");
-      cell.classList.toggle("last", last === sq);
+      cell.classList.toggle("last", lastOnes.has(sq));
       cell.classList.toggle("legal", legal.has(sq));
       cell.classList.toggle("played", marked.has(sq));
       cell.setAttribute("aria-disabled", String(!legal.has(sq)));
       cell.tabIndex = legal.has(sq) ? 0 : -1;
       cell.setAttribute("aria-label", `${sq}, board ${b + 1}: ${mark ? mark.toUpperCase() : "empty"}` +
-        (marked.has(sq) ? note : legal.has(sq) ? ", playable" : ""));
+        (marked.has(sq) ? note : legal.has(sq) ? playable : ""));
+      if (onCell) onCell(cell, sq, b, c);
     });
+    if (onSmall) onSmall(small, b);
   });
 }

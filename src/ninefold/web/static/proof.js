@@ -2,7 +2,7 @@
 // is the server's ProofStep for the position after `moves[:i]`; X's moves are the
 // proved strategy's, O's the viewer's choice (the longest defence, random, or clicks).
 
-import { buildBoard, square } from "./board.js";
+import { buildBoard, drawBoard, square } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -113,27 +113,9 @@ function draw() {
   const f = frames[at];
   const clickable = oPlays() === "you" && !f.board.result && f.board.turn === "o";
   const legal = new Set(clickable ? f.board.legal : []);
-  $("board").querySelectorAll(".small").forEach((small, b) => {
-    const info = f.board.boards[b];
-    small.classList.toggle("allowed", info.allowed && !f.board.result);
-    small.classList.toggle("won-x", info.owner === "x");
-    small.classList.toggle("won-o", info.owner === "o");
-    small.classList.toggle("drawn", info.owner === "draw");
-    small.querySelector(".big").textContent = info.owner === "x" ? "X" : info.owner === "o" ? "O" : "";
-    small.querySelectorAll(".cell").forEach((cell, c) => {
-      const mark = info.cells[c];
-      const sq = cell.dataset.square;
-      cell.textContent = mark.toUpperCase();
-      cell.classList.toggle("x", mark === "x");
-      cell.classList.toggle("o", mark === "o");
-      cell.classList.toggle("last", f.board.last === sq || moves[at - 1] === sq);
-      cell.classList.toggle("legal", legal.has(sq));
-      cell.setAttribute("aria-disabled", String(!legal.has(sq)));
-      cell.tabIndex = legal.has(sq) ? 0 : -1;  // Tab reaches O's squares when you play O
-      cell.setAttribute("aria-label", `${sq}, board ${b + 1}: ${mark ? mark.toUpperCase() : "empty"}` +
-        (legal.has(sq) ? ", playable for O" : ""));
-    });
-  });
+  // Tab reaches O's squares when you play O
+  drawBoard($("board"), f.board, { last: [f.board.last, moves[at - 1]], legal,
+    playable: ", playable for O" });
   $("phase").textContent = `Phase ${f.phase} of 4: ${f.phase_name}.`;
   const next = f.board.result ? "" : f.x_move ? ` X plays ${f.x_move}.`
     : clickable ? " Click a highlighted square for O." : "";

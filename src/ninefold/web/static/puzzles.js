@@ -1,7 +1,7 @@
 // Puzzles (/puzzles, /puzzles/{id}). The page keeps the try: the attacker's moves so far;
 // the server answers each from the puzzle's solution tree with the defender's reply.
 
-import { buildBoard, square } from "./board.js";
+import { buildBoard, drawBoard, square } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
 const SOLVER_KEY = "ninefold-puzzle-solver";
@@ -157,28 +157,12 @@ $("rules").addEventListener("change", filtered);
 function draw() {
   if (!board) return;
   const legal = new Set(ended || busy ? [] : board.legal);
-  $("board").querySelectorAll(".small").forEach((small, b) => {
-    const info = board.boards[b];
-    small.classList.toggle("allowed", info.allowed && !board.result);
-    small.classList.toggle("won-x", info.owner === "x");
-    small.classList.toggle("won-o", info.owner === "o");
-    small.classList.toggle("drawn", info.owner === "draw");
-    small.classList.toggle("hint-board", hintStep >= 1 && hinted !== null && hinted.board === b + 1);
-    small.querySelector(".big").textContent = info.owner === "x" ? "X" : info.owner === "o" ? "O" : "";
-    small.querySelectorAll(".cell").forEach((cell, c) => {
-      const mark = info.cells[c];
-      const sq = cell.dataset.square;
-      cell.textContent = mark.toUpperCase();
-      cell.classList.toggle("x", mark === "x");
-      cell.classList.toggle("o", mark === "o");
-      cell.classList.toggle("last", last.includes(sq));
-      cell.classList.toggle("legal", legal.has(sq));
-      cell.classList.toggle("hint-cell", hintStep === 2 && hinted !== null && hinted.square === sq);
-      cell.setAttribute("aria-disabled", String(!legal.has(sq)));
-      cell.tabIndex = legal.has(sq) ? 0 : -1;
-      cell.setAttribute("aria-label", `${sq}, board ${b + 1}: ${mark ? mark.toUpperCase() : "empty"}` +
-        (legal.has(sq) ? ", playable" : ""));
-    });
+  drawBoard($("board"), board, {
+    last, legal,
+    onSmall: (small, b) => small.classList.toggle(
+      "hint-board", hintStep >= 1 && hinted !== null && hinted.board === b + 1),
+    onCell: (cell, sq) => cell.classList.toggle(
+      "hint-cell", hintStep === 2 && hinted !== null && hinted.square === sq),
   });
   if (puzzle) {
     const side = puzzle.attacker.toUpperCase();
