@@ -104,6 +104,33 @@ def test_a_hint_names_the_board_then_the_square_and_fails_the_try(client: TestCl
     assert solved["solver"]["rating"] < 1500  # the hint was the rated try, failed
 
 
+def test_a_damaged_puzzles_file_answers_one_line_not_500(tmp_path: Path):
+    """The server reads its puzzles on the first request: a damaged file answers 503 with
+    the file's line, and ``ninefold serve --puzzles`` refuses it in one line at once."""
+    import subprocess
+    import sys
+
+    bad = tmp_path / "puzzles.jsonl"
+    bad.write_text(next(iter(shipped().values())).to_json() + "\n{oops\n")
+    with TestClient(create_app(tmp_path / "web.sqlite", puzzles=bad)) as c:
+        for answer in (c.get("/api/puzzles", params={"solver": SOLVER}),
+                       c.post("/api/puzzles/x/try", json={"solver": SOLVER, "moves": []})):
+            assert answer.status_code == 503
+            assert answer.json()["detail"] == (f"the puzzles cannot be read: {bad} line 2: "
+                                               "not JSON: Expecting property name enclosed in "
+                                               "double quotes at column 2")
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(p.to_json() + "\n" for p in list(shipped().values())[:2]))
+    with TestClient(create_app(tmp_path / "web2.sqlite", puzzles=good)) as c:
+        assert c.get("/api/puzzles", params={"solver": SOLVER}).json()["id"] in {
+            p.id for p in list(shipped().values())[:2]}
+    proc = subprocess.run([sys.executable, "-m", "ninefold.cli", "serve", "--port", "0",
+                           "--db", str(tmp_path / "web3.sqlite"), "--puzzles", str(bad)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and f"{bad} line 2: not JSON" in proc.stderr
+    assert proc.stderr.count("\n") == 1
+
+
 def test_bad_input_is_one_line(client: TestClient):
     puzzle = of_plies(1)
     r = client.get("/api/puzzles/no-such-puzzle", params={"solver": SOLVER})

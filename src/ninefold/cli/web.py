@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import socket
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -25,6 +26,7 @@ DEFAULT_DB = "ninefold-web.sqlite"
 DB_VARIABLE = "NINEFOLD_SERVE_DB"  # how `serve --processes N` hands its processes --db
 LIMITS_VARIABLE = "NINEFOLD_SERVE_LIMITS"  # and the limits (`WebLimits`, JSON)
 EXPLORER_VARIABLE = "NINEFOLD_SERVE_EXPLORER"  # and the explorer's index
+PUZZLES_VARIABLE = "NINEFOLD_SERVE_PUZZLES"  # and the puzzles' file
 
 
 @app.command(rich_help_panel="Platform")
@@ -50,6 +52,9 @@ def serve(
                                             "waiting or running at once (0: no limit)."),
     explorer: str = typer.Option("", metavar="FILE", help="The opening explorer's index "
                                  "(ninefold explore index makes one), shown at /explorer."),
+    puzzles: str = typer.Option("", metavar="FILE", help="The puzzles shown at /puzzles "
+                                "(ninefold puzzles make writes them; default: the shipped "
+                                "ones)."),
     allow_origin: Annotated[list[str] | None, typer.Option(
         metavar="<origin>", help="Another page origin (https://host[:port]) that may open "
         "the WebSockets and post; repeatable; *: any page may open them, not post.")] = None,
@@ -87,6 +92,13 @@ def serve(
             Explorer(explorer, readonly=True).close()
         except ExplorerError as exc:
             _fail(f"{exc} (--explorer)")
+    if puzzles:  # one line now, not a 503 on the first puzzle
+        from ninefold.puzzles.puzzle import InvalidPuzzleError, load
+
+        try:
+            load(Path(puzzles))
+        except InvalidPuzzleError as exc:
+            _fail(f"{exc} (--puzzles)")
     if platform:
         from ninefold.cli.platform import _store
 
@@ -97,12 +109,14 @@ def serve(
             from ninefold.web.app import create_app
 
             application = create_app(db, platform_url=platform or None, workers=workers,
-                                     limits=limits, explorer=explorer or None)
+                                     limits=limits, explorer=explorer or None,
+                                     puzzles=puzzles or None)
         else:  # the table made once, here; each process builds its own app
             GameStore(db).close()
             os.environ[DB_VARIABLE] = db
             os.environ[LIMITS_VARIABLE] = limits.to_json()
             os.environ[EXPLORER_VARIABLE] = explorer
+            os.environ[PUZZLES_VARIABLE] = puzzles
             application = f"{__name__}:process_app"
     except Exception as exc:  # an unreadable or unwritable database
         _fail(f"cannot open the games database {_shown(db)}: {exc}")
@@ -148,7 +162,8 @@ def process_app() -> FastAPI:
 
     app = create_app(os.environ[DB_VARIABLE],
                      limits=WebLimits.from_json(os.environ[LIMITS_VARIABLE]),
-                     explorer=os.environ.get(EXPLORER_VARIABLE) or None)
+                     explorer=os.environ.get(EXPLORER_VARIABLE) or None,
+                     puzzles=os.environ.get(PUZZLES_VARIABLE) or None)
     keep_out_of_collections()
     return app
 

@@ -66,12 +66,12 @@ from ninefold.web import (
     analysis,
     classic,
     proof,
-    puzzles,
     routes_games,
     routes_pages,
     routes_viewer,
 )
 from ninefold.web import explorer as explorer_routes
+from ninefold.web import puzzles as puzzles_routes
 from ninefold.web.analysis import Analyst
 from ninefold.web.arena import ArenaResults
 from ninefold.web.arena import router as arena_router
@@ -122,12 +122,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None = None,
                platform_url: str | None = None, workers: int = 0,
                limits: WebLimits | None = None,
-               explorer: str | Path | None = None) -> FastAPI:
+               explorer: str | Path | None = None,
+               puzzles: str | Path | None = None) -> FastAPI:
     """The web board's application, its games in the SQLite file `db` (or the
     PostgreSQL database at the URL `db`); with
     `platform_url`, the competition platform too (`ninefold.web.platform`), its
     uploads built and games played by `workers` worker processes; with `explorer`, the
-    opening explorer over that index (`ninefold.web.explorer`)."""
+    opening explorer over that index (`ninefold.web.explorer`); with `puzzles`, the
+    puzzles of that file instead of the shipped ones (`ninefold.web.puzzles`)."""
     app = FastAPI(title="ninefold", version="0.1.0", lifespan=lifespan,
                   description="Ultimate Tic-Tac-Toe: play the computer or a friend by link.")
     app.state.limits = limits = limits or WebLimits()  # what one client may ask
@@ -165,7 +167,7 @@ def create_app(db: str | Path = "ninefold-web.sqlite", computer: Computer | None
     classic.mount(app)
     proof.mount(app)
     mount_reviews(app)  # app.state.reviewer: game reviews in worker processes
-    puzzles.mount(app)
+    puzzles_routes.mount(app, None if puzzles is None else Path(puzzles))
     explorer_routes.mount(app, explorer)
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")
     return app

@@ -56,6 +56,13 @@ class IllegalMove(GameError):
     status = 422
 
 
+class Unavailable(GameError):
+    """Data the server needs and cannot read (a damaged puzzles file): one line, not a
+    traceback."""
+
+    status = 503
+
+
 class TooMany(GameError):
     """A client asking more than `ninefold.web.limits.WebLimits` lets it; it may try again
     after `retry_after` seconds (the answer's ``Retry-After``)."""

@@ -1,6 +1,8 @@
 """Puzzles on the web: the page ``/puzzles`` and its API.
 
-The page shows a shipped puzzle (`ninefold.puzzles.puzzle.load`); the solver
+The page shows a puzzle of the shipped file (`ninefold.puzzles.puzzle.load`), or of
+the file ``ninefold serve --puzzles FILE`` names, read on the first request (a
+file that cannot be read answers 503 with its one line); the solver
 clicks the attacker's moves and the server answers each from the puzzle's
 solution tree, with the defender's reply that lasts longest. A try is
 stateless: the page sends every move it has played so far.
@@ -28,15 +30,16 @@ from __future__ import annotations
 import asyncio
 import random
 from functools import cache
+from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
-from ninefold.puzzles.puzzle import THEMES, Node, Puzzle, load
+from ninefold.puzzles.puzzle import THEMES, InvalidPuzzleError, Node, Puzzle, load
 from ninefold.rules import PRESETS, Board, InvalidMoveError, Move
-from ninefold.web.errors import IllegalMove, NotFound
+from ninefold.web.errors import IllegalMove, NotFound, Unavailable
 from ninefold.web.notation import side
 from ninefold.web.puzzle_ratings import PuzzleRatings
 from ninefold.web.routes_pages import index_page
@@ -51,6 +54,20 @@ SOLVER_ID = r"^[A-Za-z0-9_-]{8,64}$"
 def shipped() -> dict[str, Puzzle]:
     """The shipped puzzles by id (read once a process)."""
     return {p.id: p for p in load()}
+
+
+def served(request: Request) -> dict[str, Puzzle]:
+    """The puzzles this server shows by id: its ``--puzzles`` file's, or the shipped ones;
+    `Unavailable` (503, one line) for a file that cannot be read or is damaged."""
+    state = request.app.state
+    if state.puzzle_set is None:
+        try:
+            state.puzzle_set = (shipped() if state.puzzle_file is None
+                                else {p.id: p for p in load(state.puzzle_file)})
+        except InvalidPuzzleError as exc:
+            raise Unavailable(f"the puzzles cannot be read: {exc}") from None
+    puzzles: dict[str, Puzzle] = state.puzzle_set
+    return puzzles
 
 
 class RatingView(BaseModel):
@@ -104,8 +121,8 @@ def _ratings(request: Request) -> PuzzleRatings:
     return ratings
 
 
-def _puzzle(puzzle_id: str) -> Puzzle:
-    found = shipped().get(puzzle_id)
+def _puzzle(request: Request, puzzle_id: str) -> Puzzle:
+    found = served(request).get(puzzle_id)
     if found is None:
         raise NotFound(f"no puzzle {puzzle_id[:40]!r} here")
     return found
@@ -207,7 +224,7 @@ async def next_puzzle(request: Request, solver: SolverQuery, theme: ThemeQuery =
     if rules is not None and rules not in PRESETS:
         raise IllegalMove(f"no rules {rules!r} here: choose one of {', '.join(PRESETS)}")
     ratings, who = _ratings(request), await _who(request, solver)
-    pool = [p for p in shipped().values() if (theme is None or theme in p.themes)
+    pool = [p for p in served(request).values() if (theme is None or theme in p.themes)
             and (rules is None or p.position.split()[0] == rules) and p.id != after]
     if not pool:
         raise NotFound(f"no puzzle {'of the theme ' + repr(theme) if theme else ''}"
@@ -222,13 +239,13 @@ async def next_puzzle(request: Request, solver: SolverQuery, theme: ThemeQuery =
 @router.get("/api/puzzles/{puzzle_id}", response_model=PuzzleView, responses=ERRORS)
 async def one_puzzle(request: Request, puzzle_id: str, solver: SolverQuery) -> PuzzleView:
     """One puzzle by its id."""
-    return puzzle_view(_puzzle(puzzle_id), _ratings(request), await _who(request, solver))
+    return puzzle_view(_puzzle(request, puzzle_id), _ratings(request), await _who(request, solver))
 
 
 @router.post("/api/puzzles/{puzzle_id}/try", response_model=TryView, responses=ERRORS)
 async def try_moves(request: Request, puzzle_id: str, body: TryRequest) -> TryView:
     """The attacker's moves so far, answered from the solution tree."""
-    puzzle = _puzzle(puzzle_id)
+    puzzle = _puzzle(request, puzzle_id)
     ratings, who = _ratings(request), await _who(request, body.solver)
     state, message, board, reply, _ = walk(puzzle, _moves(body.moves))
     rated = state != "going" and ratings.rate(who, puzzle.id, puzzle.rating,
@@ -243,7 +260,7 @@ async def try_moves(request: Request, puzzle_id: str, body: TryRequest) -> TryVi
 @router.post("/api/puzzles/{puzzle_id}/hint", response_model=HintView, responses=ERRORS)
 async def hint(request: Request, puzzle_id: str, body: TryRequest) -> HintView:
     """The next move's board and square; the try, if not rated yet, is rated failed."""
-    puzzle = _puzzle(puzzle_id)
+    puzzle = _puzzle(request, puzzle_id)
     state, _, _, _, node = walk(puzzle, _moves(body.moves))
     if state != "going" or node is None:
         raise IllegalMove("the try has ended: no hint to give")
@@ -257,8 +274,10 @@ async def puzzles_page(request: Request) -> HTMLResponse:
     return HTMLResponse(index_page(request.app.state.platform is not None, "puzzles.html"))
 
 
-def mount(app: FastAPI) -> None:
-    """Add the puzzles' API, their ratings (in the games' database) and the page to `app`."""
+def mount(app: FastAPI, puzzles: Path | None = None) -> None:
+    """Add the puzzles' API (over the file `puzzles`, or the shipped one), their ratings
+    (in the games' database) and the page to `app`."""
+    app.state.puzzle_file, app.state.puzzle_set = puzzles, None
     app.state.puzzle_ratings = PuzzleRatings(app.state.store)
     app.include_router(router)
     for path in ("/puzzles", "/puzzles/{rest:path}"):
