@@ -4,8 +4,9 @@ search over the reference `Board`, on the shipped puzzles' positions.
 For each position and each length N: does the side to move win within N plies, and
 which first moves win within N (what `ninefold puzzles make` asks of every position).
 The reference, measured in the same run on the same positions: a plain AND/OR search
-over `Board` (every move tried, no table), for the lengths it finishes in reasonable
-time; both must agree. The solver alone for the longer lengths.
+over `Board` (every move tried, no table: tests/plain_search.py, the tests' too), for
+the lengths it finishes in reasonable time; both must agree. The solver alone for the
+longer lengths.
 
     .venv/bin/python benchmarks/puzzle_solver.py                 # 60 positions
     .venv/bin/python benchmarks/puzzle_solver.py --positions 200
@@ -15,41 +16,17 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from plain_search import board_winning_moves, board_wins
 
 from ninefold import kernel
 from ninefold.proof.within import Solver, Unknown
 from ninefold.puzzles.puzzle import load
-from ninefold.rules import Board, Mark
-
-
-def board_wins(board: Board, attacker: Mark, plies: int) -> bool:
-    """Whether `attacker` wins from `board` within `plies` plies: plain search."""
-    outcome = board.outcome()
-    if outcome is not None:
-        return outcome.winner is attacker
-    if plies <= 0 or (plies == 1 and board.turn is not attacker):
-        return False
-    mover = board.turn
-    for move in list(board.legal_moves):
-        board.push(move)
-        won = board_wins(board, attacker, plies - 1)
-        board.pop()
-        if mover is attacker and won:
-            return True
-        if mover is not attacker and not won:
-            return False
-    return mover is not attacker
-
-
-def board_winning_moves(board: Board, plies: int) -> list[int]:
-    found = []
-    for move in list(board.legal_moves):
-        board.push(move)
-        if board_wins(board, board.turn.other, plies - 1):
-            found.append(move.action)
-        board.pop()
-    return found
+from ninefold.rules import Mark
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from plain_search import board_wins
 
 from ninefold import kernel
 from ninefold.proof.within import Solver, as_x
@@ -23,38 +24,7 @@ def shipped() -> list[Puzzle]:
     return load()
 
 
-# --- the reference: wins within N plies with Board alone ----------------------------
-
-
-def board_wins(board: Board, attacker: Mark, plies: int,
-               seen: dict[tuple[object, ...], bool] | None = None) -> bool:
-    """Whether `attacker` wins from `board` within `plies` plies, by plain search over
-    `Board` (no kernel, no solver; `seen` remembers the positions answered)."""
-    outcome = board.outcome()
-    if outcome is not None:
-        return outcome.winner is attacker
-    if plies <= 0 or (plies == 1 and board.turn is not attacker):
-        return False
-    seen = {} if seen is None else seen
-    key = (tuple(board.cells), board.target, board.turn, plies)
-    if key not in seen:
-        seen[key] = _search(board, attacker, plies, seen)
-    return seen[key]
-
-
-def _search(board: Board, attacker: Mark, plies: int, seen: dict[tuple[object, ...], bool]
-            ) -> bool:
-    for move in list(board.legal_moves):
-        board.push(move)
-        try:
-            result = board_wins(board, attacker, plies - 1, seen)
-        finally:
-            board.pop()
-        if board.turn is attacker and result:
-            return True
-        if board.turn is not attacker and not result:
-            return False
-    return board.turn is not attacker
+# --- the reference: wins within N plies with Board alone (plain_search) -------------
 
 
 def replay(board: Board, node: Node, attacker: Mark, plies: int) -> int:
@@ -112,7 +82,7 @@ def test_the_solver_agrees_with_plain_search_for_both_sides(rules: str) -> None:
         sides.add(board.turn)
         for attacker in (Mark.X, Mark.O):
             for plies in (1, 2, 3):
-                expected = board_wins(board.copy(), attacker, plies)
+                expected = board_wins(board.copy(), attacker, plies, {})
                 wins += expected
                 assert solver.wins(s, int(attacker), plies) == expected, \
                     (board.position(), attacker, plies)
