@@ -48,10 +48,13 @@ PACKAGES = (
     "ninefold.arena",
     "ninefold.env",
     "ninefold.classic",
+    "ninefold.puzzles",
     "ninefold.proof",
 )
 # Modules a user reaches by their own name, not through a package's __all__.
 EXTRA_MODULES = {
+    "ninefold": ("ninefold.review", "ninefold.explorer"),
+    "ninefold.puzzles": ("ninefold.puzzles.puzzle",),
     "ninefold.protocols": ("ninefold.protocols.engine",),
     "ninefold.env": ("ninefold.env.ninefold_uttt_v0",),
     "ninefold.proof": ("ninefold.proof.certificate", "ninefold.proof.stored"),
