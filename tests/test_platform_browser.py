@@ -247,6 +247,28 @@ def test_the_admin_creates_a_contest_as_the_form_describes_it(page: Page,
     accessible(page)
 
 
+def test_a_codingame_contest_made_on_the_form_starts_without_openings(
+        page: Page, platform_server: Platform):
+    """The form's default openings (random4) would be refused for CodinGame (its bots hear
+    only the last move): choosing the protocol picks none, and random4 cannot be chosen."""
+    log_in(page, platform_server.base, "boss")
+    control(page, "contest-name").fill("cg-cup")
+    expect(control(page, "contest-openings")).to_have_value("random4")
+    control(page, "contest-protocol").select_option("codingame")
+    expect(control(page, "contest-openings")).to_have_value("none")
+    random4 = control(page, "contest-openings").locator("option", has_text="random4")
+    expect(random4).to_be_disabled()
+    control(page, "contest-protocol").select_option("riddles")
+    expect(random4).to_be_enabled()
+    control(page, "contest-protocol").select_option("codingame")
+    control(page, "create-contest").click()
+    expect(page.get_by_test_id("notice")).to_have_text(
+        "The contest cg-cup is made: you organise it.")
+    control(page, "contest-link").and_(page.get_by_text("cg-cup")).click()
+    expect(page.locator("#contest-info")).to_contain_text("codingame protocol, standard rules")
+    expect(page.locator("#contest-info")).to_contain_text("openings none")
+
+
 def test_the_contest_page_links_its_bots_games_and_starter_bots(page: Page,
                                                                platform_server: Platform):
     base = platform_server.base

@@ -122,6 +122,16 @@ function local(t) {
   return d.toISOString().slice(0, 16);
 }
 
+// A CodinGame bot is told only the last move, so it cannot start from an opening: choosing
+// that protocol picks openings "none" and leaves "random4" out until another is chosen.
+const contestProtocol = document.querySelector("#new-contest [name=protocol]");
+contestProtocol.addEventListener("change", () => {
+  const openings = document.querySelector("#new-contest [name=openings]");
+  const lastOnly = contestProtocol.value === "codingame";
+  for (const option of openings.options) option.disabled = lastOnly && option.value !== "none";
+  if (lastOnly) openings.value = "none";
+});
+
 $("new-contest").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = event.target;
