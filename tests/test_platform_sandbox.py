@@ -38,6 +38,7 @@ from ninefold.platform.archive import unpack
 from ninefold.platform.recipes import Recipe, detect
 from ninefold.protocols import TimeControl
 from ninefold.rules import Mark
+from ninefold.system import process_status
 from ninefold.variants import Termination
 
 require("the sandbox (bubblewrap)", sandbox.available(), module=True)
@@ -88,12 +89,27 @@ def game_log(log_dir: Path, name: str) -> str:
     return "".join(p.read_text() for p in sorted(log_dir.glob(f"{name}-*/*.log")))
 
 
+def ended_sandboxes_left() -> list[int]:
+    """The sandbox users' living processes whose sandbox has ended: its user is named after
+    its launcher's pid, and the launcher is gone. A sandbox still running is another
+    test's (pytest-xdist's other worker, another run on this machine), not a leftover."""
+    left = []
+    for pid in sandbox.leftovers():
+        status = process_status(pid)
+        if status is None:
+            continue  # gone meanwhile
+        launcher = process_status(status.uid - sandbox.SANDBOX_UID_BASE)
+        if launcher is None or launcher.state in ("Z", "X"):
+            left.append(pid)
+    return left
+
+
 def no_leftovers(timeout: float = 5.0) -> list[int]:
-    """The sandbox users' living processes once they had `timeout` s to die."""
+    """The processes of ended sandboxes still living once they had `timeout` s to die."""
     deadline = time.monotonic() + timeout
-    while sandbox.leftovers() and time.monotonic() < deadline:
+    while ended_sandboxes_left() and time.monotonic() < deadline:
         time.sleep(0.02)
-    return sandbox.leftovers()
+    return ended_sandboxes_left()
 
 
 class Game(threading.Thread):
