@@ -3,13 +3,13 @@
 // proved strategy's, O's the viewer's choice (the longest defence, random, or clicks).
 
 import { buildBoard, drawBoard, square } from "./board.js";
+import { stepper } from "./steps.js";
 
 const $ = (id) => document.getElementById(id);
 
 let frames = [];
 let moves = [];
 let at = 0;          // the frame shown
-let busy = false;    // a step is being asked
 
 const PREPARING = 503;  // the server is preparing the strategy: its detail says how far
 const RETRY_MS = 1000;
@@ -63,19 +63,8 @@ async function forward() {
 }
 
 // Run `work` unless a step is under way, then draw; a refusal shows its line.
-async function step(work) {
-  if (busy || frames.length === 0) return;
-  busy = true;
-  try {
-    await work();
-    $("error").textContent = "";
-  } catch (err) {
-    $("error").textContent = err.message;
-  } finally {
-    busy = false;
-    draw();
-  }
-}
+const steps = stepper($("error"), () => draw(), () => frames.length > 0);
+const step = (work) => steps.run(work);
 
 const CONTROLS = {
   "proof-first": () => step(async () => { at = 0; }),

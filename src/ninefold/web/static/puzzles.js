@@ -2,6 +2,7 @@
 // the server answers each from the puzzle's solution tree with the defender's reply.
 
 import { buildBoard, drawBoard, square } from "./board.js";
+import { stepper } from "./steps.js";
 
 const $ = (id) => document.getElementById(id);
 const SOLVER_KEY = "ninefold-puzzle-solver";
@@ -25,7 +26,6 @@ let last = [];       // the squares to mark as last played
 let ended = false;   // solved or failed: the board waits for retry or next
 let hintStep = 0;    // 0: none, 1: the board shown, 2: the square shown
 let hinted = null;   // the HintView
-let busy = false;
 
 async function call(url, body) {
   const init = body === undefined ? {} : {
@@ -38,19 +38,8 @@ async function call(url, body) {
 }
 
 // Run `work` unless another request is under way; a refusal shows its one line.
-async function step(work) {
-  if (busy) return;
-  busy = true;
-  try {
-    await work();
-    $("error").textContent = "";
-  } catch (err) {
-    $("error").textContent = err.message;
-  } finally {
-    busy = false;
-    draw();
-  }
-}
+const steps = stepper($("error"), () => draw());
+const step = (work) => steps.run(work);
 
 function show(view) {
   puzzle = view;
@@ -148,7 +137,7 @@ for (const [name, act] of Object.entries(CONTROLS)) {
   document.querySelector(`[data-control=${name}]`).addEventListener("click", act);
 }
 // A filter changed: the next puzzle under it (once a request under way has ended).
-const filtered = () => (busy ? setTimeout(filtered, 100) : step(() => load(null)));
+const filtered = () => (steps.busy ? setTimeout(filtered, 100) : step(() => load(null)));
 $("theme").addEventListener("change", filtered);
 $("rules").addEventListener("change", filtered);
 
@@ -156,7 +145,7 @@ $("rules").addEventListener("change", filtered);
 
 function draw() {
   if (!board) return;
-  const legal = new Set(ended || busy ? [] : board.legal);
+  const legal = new Set(ended || steps.busy ? [] : board.legal);
   drawBoard($("board"), board, {
     last, legal,
     onSmall: (small, b) => small.classList.toggle(
