@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from stores import arena_database
 
 from ninefold.explorer import (
     SOURCES,
@@ -132,17 +133,7 @@ def test_web_store_games_count_when_finished(tmp_path):
 
 
 def test_arena_results_count_with_their_winner(tmp_path):
-    from ninefold.arena.storage import SCHEMA
-
-    path = tmp_path / "arena.db"
-    db = sqlite3.connect(path)
-    db.executescript(SCHEMA)
-    db.execute("INSERT INTO games (key, seq, x, o, rules, moves, times_ms, result, winner, "
-               "termination, reason, started, seconds) VALUES ('[1]', 0, 'a', 'b', 'standard', "
-               "'e5 e4', '[]', '0-1', 'o', 'forfeit', 'crash', 0, 1)")
-    db.commit()
-    db.close()
-    (game,) = read_games_from(path)
+    (game,) = read_games_from(arena_database(tmp_path / "arena.db"))
     assert (game.source, game.result, [str(m) for m in game.moves]) == ("arena", "o", ["e5", "e4"])
 
 

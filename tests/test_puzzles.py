@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from plain_search import board_wins
+from stores import arena_database
 
 from ninefold import kernel
 from ninefold.proof.within import Solver, as_x
@@ -178,17 +179,9 @@ def test_an_arena_database_and_a_set_up_web_game_are_read_for_puzzles(tmp_path: 
     and a web game set up from a position starts there, not on the empty board."""
     import sqlite3
 
-    from ninefold.arena.storage import SCHEMA
     from ninefold.web.store import SCHEMA as WEB
 
-    arena = tmp_path / "arena.db"
-    db = sqlite3.connect(arena)
-    db.executescript(SCHEMA)
-    db.execute("INSERT INTO games (key, seq, x, o, rules, moves, times_ms, result, winner, "
-               "termination, reason, started, seconds) VALUES ('[1]', 0, 'a', 'b', 'standard', "
-               "'e5 e4', '[]', '0-1', 'o', 'line', '', 0, 1)")
-    db.commit()
-    db.close()
+    arena = arena_database(tmp_path / "arena.db")
     (game,) = read_stored(arena)
     assert maker.where(game) == {"file": arena.as_posix(), "game": "[1]"}
     start = Board()
