@@ -5,23 +5,16 @@ board answers any position (and the position after a move)."""
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
+from webserver import app_client
 
 from ninefold.records import read_games
 from ninefold.rules import Board
-from ninefold.web.app import create_app
-from ninefold.web.computer import Computer
 
 POSITION = "standard 9/9/9/9/4x4/9/9/9/9 o 4 ........."
 RECORD = '[Rules "standard"]\n[Opening "53271"]\n[X "<b>me</b>"]\n\n{} *\n'
 
 
-@pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    computer = Computer(workers=1)
-    with TestClient(create_app(tmp_path_factory.mktemp("w") / "w.sqlite", computer)) as c:
-        yield c
-    computer.close()
+client = pytest.fixture(scope="module", name="client")(app_client)
 
 
 def new(client, **body):

@@ -14,6 +14,7 @@ import pytest
 from controls import control, key
 from fastapi.testclient import TestClient
 from playwright.sync_api import Browser, Page, Route, expect
+from webserver import app_client
 
 from ninefold.players import proof
 from ninefold.proof import stored
@@ -21,13 +22,7 @@ from ninefold.web.app import create_app
 from ninefold.web.computer import Computer
 from ninefold.web.games import PROOF_LEVEL
 
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    computer = Computer(workers=1)
-    with TestClient(create_app(tmp_path_factory.mktemp("web") / "web.sqlite", computer)) as c:
-        yield c
-    computer.close()
+client = pytest.fixture(scope="module", name="client")(app_client)
 
 
 def auth(token: str) -> dict[str, str]:

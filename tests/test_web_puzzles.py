@@ -15,6 +15,7 @@ from accessibility import assert_accessible
 from controls import control
 from fastapi.testclient import TestClient
 from playwright.sync_api import Browser, Page, expect
+from webserver import app_client
 
 from ninefold.puzzles.puzzle import Puzzle
 from ninefold.web.app import create_app
@@ -25,12 +26,7 @@ SOLVER = "testsolver01"
 LEGAL = re.compile(r"\blegal\b")
 
 
-@pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    computer = Computer(workers=1)
-    with TestClient(create_app(tmp_path_factory.mktemp("web") / "web.sqlite", computer)) as c:
-        yield c
-    computer.close()
+client = pytest.fixture(scope="module", name="client")(app_client)
 
 
 def of_plies(plies: int, index: int = 0) -> Puzzle:

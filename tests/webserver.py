@@ -7,8 +7,28 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pytest
+    from fastapi.testclient import TestClient
+
+
+def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """A `TestClient` of the web app on a fresh SQLite file, the computer on one worker
+    process: a module's ``client`` fixture is ``pytest.fixture(scope="module")(app_client)``."""
+    from fastapi.testclient import TestClient
+
+    from ninefold.web.app import create_app
+    from ninefold.web.computer import Computer
+
+    computer = Computer(workers=1)
+    with TestClient(create_app(tmp_path_factory.mktemp("web") / "web.sqlite", computer)) as c:
+        yield c
+    computer.close()
 
 
 def start_server(db: Path, port: int = 0, *more: str,
