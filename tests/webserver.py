@@ -9,7 +9,6 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
