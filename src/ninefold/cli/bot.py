@@ -51,8 +51,8 @@ def bot_command(
 def warmup_command() -> None:
     """Compile the searches now, so that later runs start warm.
 
-    Compiles every search and the batched RL environment into numba's cache (or
-    finds them there)."""
+    Compiles every search, the batched RL environment, the prover and the
+    puzzles' solver into numba's cache (or finds them there)."""
     import time
 
     import ninefold.env.batch  # noqa: F401 - registers its numba functions with warmup
@@ -61,9 +61,32 @@ def warmup_command() -> None:
     load_all()
     compiling = needs_compiling()
     compile_searches(progress=stderr_progress)
+    _warm_the_solvers()
     did = "compiled the searches into" if compiling else "the searches were already in"
     err.print(f"ninefold: warmup: {did} numba's cache ({', '.join(warmup.parts())}), "
               f"ready ({time.monotonic() - t0:.1f} s)", highlight=False, markup=False)
+
+
+# An open-boards position where X wins within 9 plies (proof.search's example).
+NEAR_WIN = ("open-boards x1xx1xoox/o1ox1xxo1/oxoxxxx1o/1o1xo1xoo/x1ooxo1xx/oox2xoxo/oo2oooox/"
+            "xox1xooox/2x1oxxxo x 3 .xo.x...o")
+
+
+def _warm_the_solvers() -> None:
+    """Compile the prover, its walk, the puzzles' solver and the explorer's key by a small
+    real call of each (their numba functions are not players' searches, which `warmup`
+    registers)."""
+    from ninefold import kernel
+    from ninefold.explorer import key_of
+    from ninefold.proof.search import soonest
+    from ninefold.proof.walk import from_strategy
+    from ninefold.proof.within import Solver
+    from ninefold.rules import Board
+
+    board = Board.from_position(NEAR_WIN)
+    from_strategy(soonest(board)[0])
+    Solver(board.rules.flags).soonest(kernel.from_board(board), 9)
+    key_of(board)
 
 
 ARENA_HINT = "an external bot needs --protocol1/--protocol2"
