@@ -17,12 +17,11 @@ One line of a puzzles file:
      "seen": 2, "missed": 1,
      "source": {"file": "records/x.jsonl", "game": 12, "ply": 34}}
 
->>> puzzle = Puzzle.from_json(
-...     '{"id": "a", "rules": "standard", "position": "standard xx1/9/9/9/9/9/9/9/9 x 0 '
-...     '.........", "plies": 1, "line": ["c1"], "tree": {"move": "c1"}, "rating": 1100, '
-...     '"themes": ["opening"], "seen": 1, "missed": 0, "source": {}}')
->>> str(puzzle.tree.move), puzzle.tree.replies
-('c1', {})
+>>> puzzle = next(p for p in load() if p.plies == 1)   # a shipped win in one
+>>> puzzle.tree.replies, puzzle.line == [puzzle.tree.move]
+({}, True)
+>>> Puzzle.from_json(puzzle.to_json()) == puzzle
+True
 """
 
 from __future__ import annotations
