@@ -18,7 +18,7 @@ One line of a puzzles file:
      "source": {"file": "records/x.jsonl", "game": 12, "ply": 34}}
 
 >>> puzzle = next(p for p in load() if p.plies == 1)   # a shipped win in one
->>> puzzle.tree.replies, puzzle.line == [puzzle.tree.move]
+>>> puzzle.tree.replies, puzzle.line == (puzzle.tree.move,)
 ({}, True)
 >>> Puzzle.from_json(puzzle.to_json()) == puzzle
 True
