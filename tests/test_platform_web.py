@@ -18,6 +18,7 @@ from needs import require
 from platform_fixtures import bot_archive, bot_source, pack
 
 from ninefold.platform import sandbox
+from ninefold.platform.jobs import TURN_LOG_BYTES
 from ninefold.platform.scheduler import schedule_once
 from ninefold.platform.store import Store
 from ninefold.platform.worker import work
@@ -485,7 +486,16 @@ def test_test_games_asked_twice_are_queued_once_and_show_each_turn(site, contest
         assert other == [None] * len(other)  # alice's side: not tess's to read
         end = turns["x_end" if echo_side == "X" else "o_end"]
         whole = game.x_log if echo_side == "X" else game.o_log
-        assert "".join(echoed) + end == whole  # every byte in one turn or after the last
+        # Every byte in one turn or after the last, in order; a turn whose stderr was
+        # read late (a busy machine) carries the text of several, cut to its last bytes.
+        cut = any(len(text.encode()) >= TURN_LOG_BYTES for text in echoed)
+        if not cut:
+            assert "".join(echoed) + end == whole
+        at = 0
+        for piece in [*echoed, end]:
+            found = whole.find(piece, at)
+            assert found >= 0, (piece, whole[at:])
+            at = found + len(piece)
         assert any("got action move" in text for text in echoed)
         assert all(len(text.encode()) <= 1024 for text in echoed)
         page = client.get(f"/platform-game/{game_id}")
