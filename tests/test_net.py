@@ -345,6 +345,7 @@ def test_training_refuses_bad_options(tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow  # trains in subprocesses that load torch: 20-30 s each
 def test_training_goes_on_from_a_network(tmp_path):
     """``--start default``: round 0 plays the shipped network's search (not pure MCTS),
     its candidate must beat that network, and the run says so in each file."""
@@ -368,6 +369,7 @@ def test_training_goes_on_from_a_network(tmp_path):
         assert done.stdout.strip() == "no network passed its gating match"
 
 
+@pytest.mark.slow  # trains in subprocesses that load torch: 20-30 s each
 def test_training_refuses_a_bad_start_or_device(tmp_path):
     import subprocess
     import sys
