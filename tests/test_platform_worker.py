@@ -163,7 +163,8 @@ def test_a_server_as_nobody_builds_nothing_and_a_worker_process_builds_its_uploa
     numba = {"NUMBA_CACHE_DIR": str(nobodys / "numba")}  # nobody writes no source tree
     if prefix:  # nobody must read the source: a checkout under `mktemp -d` (0700) is not
         seen = subprocess.run([*prefix, sys.executable, "-c", "import ninefold.cli"],
-                              capture_output=True, text=True, timeout=120, env={**os.environ, **numba})
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, **numba})
         require("a source tree that the user nobody can read",
                 None if seen.returncode == 0 else seen.stderr.strip().splitlines()[-1])
     server, address = _serve(nobodys, "--platform", url, prefix=prefix, env=numba)
