@@ -11,7 +11,9 @@ Spec options (all optional)::
                              their root statistics summed at the end
     mcts:net=default         value positions with the policy-value network shipped with
                              ninefold (PUCT with its move probabilities as priors), or
-                             with the network in a file: ``net=PATH`` (``net=off``: none)
+                             with the network in a file: ``net=PATH`` (``net=off``: none;
+                             a fast network's file, `ninefold.players.fastnet`, is
+                             searched as fast as one simulation a microsecond or two)
     mcts:quant=off           with a network, its first layer in float32 as trained (the
                              default, ``on``: in 16-bit integers, faster, as strong)
     mcts:mix=0               with a network, value a leaf by this share of a playout's
@@ -69,7 +71,10 @@ import numpy as np
 
 from ninefold import kernel, timing
 from ninefold.players import mcts_tree as mt
+from ninefold.players.fastnet import SearchFastNet, is_fast_net, load_fast_net
+from ninefold.players.fastnet import for_search as fast_for_search
 from ninefold.players.net import SearchNet, for_search, load_net
+from ninefold.players.net_inputs import net_path
 from ninefold.players.player import MAX_MS, Limit, Player, PlayResult, check_positive
 from ninefold.players.registry import register
 from ninefold.players.warmup import compile_searches
@@ -80,6 +85,7 @@ from ninefold.system import physical_memory_bytes, usable_cpus
 DEFAULT_C = 0.6
 DEFAULT_NET_C = 1.0  # PUCT's constant with a network
 DEFAULT_MIX = 0.25  # with a network, a quarter of a leaf's value is a playout's
+DEFAULT_FAST_C = 1.0  # PUCT's constant with a fast network
 DEFAULT_NET_DRAW = 0.3  # with a network, a draw is worth 0.3 (without: 0.5, half a win)
 # the time budget's numbers live in ninefold.timing
 SAFETY_MS = timing.MCTS_SAFETY_MS
@@ -139,10 +145,11 @@ class Tree:
         return False
 
     def search(self, sims: int, c: float, policy: int, solver: bool, worker: int = 0,
-               net: SearchNet | None = None, mix: float = 0.0, draw: float = 0.5) -> int:
+               net: SearchNet | None = None, mix: float = 0.0, draw: float = 0.5,
+               fnet: SearchFastNet | None = None) -> int:
         assert self.root_state is not None
         return int(mt.search(self.arrays, self.root_state, self.flags, sims, c, policy, solver,
-                             self.rngs[worker], net, mix, draw, len(self.rngs) > 1))
+                             self.rngs[worker], net, mix, draw, len(self.rngs) > 1, fnet))
 
     def children(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(actions, visits, wins, status) of the root's children."""
@@ -276,7 +283,7 @@ class MCTSPlayer(Player):
         tm: str = "smart",
         margin: str = "auto",
         net: str = "off",
-        mix: float = DEFAULT_MIX,
+        mix: float | None = None,
         draw: float | None = None,
         ponder: bool = False,
         quant: bool = True,
@@ -289,16 +296,24 @@ class MCTSPlayer(Player):
                              f"{cpus} CPU{'s' if cpus > 1 else ''} (threads=1..{cpus})")
         if parallel not in ("tree", "root"):
             raise ValueError(f"parallel must be 'tree' or 'root', not {parallel!r}")
-        self.net: SearchNet | None = (None if net in ("off", "none", "")
-                                      else for_search(load_net(net), quant))
+        self.net: SearchNet | None = None
+        self.fnet: SearchFastNet | None = None  # a fast network instead (fastnet)
+        if net not in ("off", "none", ""):
+            if is_fast_net(net_path(net)):
+                self.fnet = fast_for_search(load_fast_net(net_path(net)))
+            else:
+                self.net = for_search(load_net(net), quant)
         if c is None:
-            c = DEFAULT_C if self.net is None else DEFAULT_NET_C
+            c = (DEFAULT_FAST_C if self.fnet is not None
+                 else DEFAULT_C if self.net is None else DEFAULT_NET_C)
+        if mix is None:
+            mix = DEFAULT_MIX
         if not 0 <= mix <= 1:
             raise ValueError(f"mix must be 0..1 (the share of a playout in a leaf's value), "
                              f"not {mix!r}")
         self.mix = mix
         if draw is None:
-            draw = 0.5 if self.net is None else DEFAULT_NET_DRAW
+            draw = 0.5 if self.net is None and self.fnet is None else DEFAULT_NET_DRAW
         if not 0 <= draw <= 1:
             raise ValueError(f"draw must be 0..1 (what a draw is worth: 0.5 is half a win), "
                              f"not {draw!r}")
@@ -348,7 +363,8 @@ class MCTSPlayer(Player):
         self._history: list[Move] | None = None
         self._rules: Rules | None = None
         self._pool: ThreadPoolExecutor | None = None
-        compile_searches("mcts" if self.net is None else ["mcts", "mcts-net"])
+        compile_searches(["mcts", "mcts-net"] if self.net is not None
+                         else ["mcts", "mcts-fast"] if self.fnet is not None else "mcts")
 
     def new_game(self) -> None:
         self._history = None  # the trees stay allocated; the next move resets them
@@ -438,7 +454,7 @@ class MCTSPlayer(Player):
                 n = chunk
             t0 = time.perf_counter()
             done = tree.search(n, self.c, self.policy, self.solver, worker, self.net, self.mix,
-                               self.draw)
+                               self.draw, self.fnet)
             t1 = time.perf_counter()
             total += done
             if done:

@@ -60,6 +60,9 @@ from ninefold.kernel import (
 )
 from ninefold.players import warmup
 from ninefold.players.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
+from ninefold.players.fastnet import MAX_ACTIVE, SearchFastNet, random_fast_net
+from ninefold.players.fastnet import evaluate_arrays as fast_evaluate
+from ninefold.players.fastnet import for_search as fast_for_search
 from ninefold.players.net import SearchNet, evaluate_arrays, for_search, new_scratch, random_net
 
 UNKNOWN, LOSS, DRAW, WIN_ = -1, 0, 1, 2
@@ -69,6 +72,8 @@ FPU_REDUCTION = 0.1  # PUCT: an unvisited child is valued at its parent's value 
 
 POLICY_RANDOM = 0  # uniform random playouts
 POLICY_WIN = 1  # take a move that wins the game at once, else uniform
+
+NO_PRIORS, NET_PRIORS, EQUAL_PRIORS = 0, 1, 2  # how `_expand` sets its children's priors
 
 
 class TreeArrays(NamedTuple):
@@ -173,9 +178,10 @@ def _store(shared: bool, a: np.ndarray, i: int, value: int) -> None:
 
 @njit(cache=True, inline="always")
 def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndarray,
-            priors: bool, shared: bool) -> int:
-    """Give `node` (whose position is `s`) its children; with `priors`, their priors are
-    the softmax of `logits` (indexed by action) over the legal moves.
+            priors: int, shared: bool) -> int:
+    """Give `node` (whose position is `s`) its children; their priors are, as `priors`
+    says, none (0), the softmax of `logits` (indexed by action) over the legal moves
+    (NET_PRIORS) or all equal (EQUAL_PRIORS).
 
     Returns 1 if it did, 0 if another thread is expanding or has expanded it,
     -1 if the tree is full. Not `shared`, plain loads and stores do.
@@ -215,14 +221,15 @@ def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndar
             t.move[n] = 9 * b + c
             t.visits[n] = 0
             t.wins[n] = 0.0
-            t.prior[n] = logits[9 * b + c] if priors else 0.0
+            t.prior[n] = logits[9 * b + c] if priors == NET_PRIORS else (
+                1.0 / k if priors == EQUAL_PRIORS else 0.0)
             if w >> c & 1:
                 status[n] = WIN_
                 won = True
             else:
                 status[n] = UNKNOWN
             n += 1
-    if priors:
+    if priors == NET_PRIORS:
         top = t.prior[used]
         for i in range(used + 1, used + k):
             top = max(top, t.prior[i])
@@ -250,7 +257,7 @@ def _reward(result: int, draw_x: float) -> float:
 def search(
     t: TreeArrays, root_state: np.ndarray, flags: int, sims: int, c: float, policy: int,
     solver: bool, rng: np.ndarray, net: SearchNet | None = None, mix: float = 0.0,
-    draw: float = 0.5, shared: bool = True,
+    draw: float = 0.5, shared: bool = True, fnet: SearchFastNet | None = None,
 ) -> int:
     """Run up to `sims` simulations from the root; returns how many ran.
 
@@ -258,6 +265,8 @@ def search(
     by a playout. With `net` (PUCT): a leaf is expanded on its first visit,
     its children get the network's move probabilities as priors, and it is
     valued by the network, mixed with a playout's result in the share `mix`.
+    With a fast network `fnet` instead (`ninefold.players.fastnet`), the same
+    (with equal priors if it has no policy).
 
     `draw` is what a draw is worth to the player at the root (0.5: half a
     win); below 0.5 the search plays on for a win where it can, above it
@@ -279,6 +288,13 @@ def search(
         w1q, step, wp_moves = net.w1q, net.step, net.wp_moves
         w1, b1, w2, b2, wp, bp, wv, bv = net.net
         idx, h1, h2, rows, xs, sums = new_scratch(net.net)
+    if fnet is not None:
+        vw1q, vb1q, vw2s, vb2, vtop, vwps, vbp = fnet
+        vidx = np.empty(MAX_ACTIVE, np.int64)
+        vacc = np.empty(vb1q.shape[0], np.int16)
+        vhidden = np.empty(vb1q.shape[0], np.float32)
+        vpriors = NET_PRIORS if vwps.shape[0] else EQUAL_PRIORS
+    puct = net is not None or fnet is not None
     root = t.meta[ROOT]
     root_side = root_state[SIDE]
     draw_x = draw if root_side == 0 else 1.0 - draw  # a draw's reward for X
@@ -303,10 +319,16 @@ def search(
                 break
             f = _load(shared, first, node)
             if f < 0:
-                if net is not None:
-                    v = evaluate_arrays(w1q, step, w1, b1, w2, b2, wp_moves, bp, wp, wv, bv, s,
-                                        flags, idx, h1, h2, rows, xs, sums, logits)  # side to move
-                    grown = _expand(t, node, s, flags, logits, True, shared)
+                if puct:
+                    v, grown = 0.5, 0  # the value for the side to move
+                    if net is not None:
+                        v = evaluate_arrays(w1q, step, w1, b1, w2, b2, wp_moves, bp, wp, wv, bv,
+                                            s, flags, idx, h1, h2, rows, xs, sums, logits)
+                        grown = _expand(t, node, s, flags, logits, NET_PRIORS, shared)
+                    if fnet is not None:
+                        v = fast_evaluate(vw1q, vb1q, vw2s, vb2, vtop, vwps, vbp, s, flags, vidx,
+                                          vacc, vhidden, logits)
+                        grown = _expand(t, node, s, flags, logits, vpriors, shared)
                     if grown > 0 and solver and status[node] != UNKNOWN:
                         continue  # proven at once by a winning child
                     reward = v if s[SIDE] == 0 else 1.0 - v
@@ -317,7 +339,7 @@ def search(
                     break
                 grown = 0
                 if node == root or before > 0:
-                    grown = _expand(t, node, s, flags, logits, False, shared)
+                    grown = _expand(t, node, s, flags, logits, NO_PRIORS, shared)
                 f = _load(shared, first, node)
                 if grown <= 0 and f < 0:  # a new leaf, the tree is full, or being expanded
                     result, x = playout(s, flags, policy, x)
@@ -331,7 +353,8 @@ def search(
             best_num, best_den = 0.0, 1.0
             n_parent = max(visits[node], 1)
             q_draw = draw_x if s[SIDE] == 0 else 1.0 - draw_x  # for the player choosing
-            if net is not None:
+            sqrt_n, fpu, log_n = 0.0, 0.0, 0.0  # (set for the rule in use)
+            if puct:
                 sqrt_n = np.sqrt(n_parent)
                 # an unvisited child's value: the parent's, a little less
                 fpu = 1.0 - wins[node] / n_parent - FPU_REDUCTION
@@ -347,7 +370,7 @@ def search(
                         break
                 n = visits[i]
                 # the child's value as a fraction num / den, compared without dividing
-                if net is not None:  # q + c * prior * sqrt_n / (1 + n)
+                if puct:  # q + c * prior * sqrt_n / (1 + n)
                     e = c * prior[i] * sqrt_n
                     if solver and sti == DRAW:
                         num, den = q_draw * (1 + n) + e, 1.0 + n
@@ -361,7 +384,7 @@ def search(
                         break
                     q = q_draw if (solver and sti == DRAW) else wins[i] / n
                     num, den = q + c * np.sqrt(log_n / n), 1.0
-                if best < 0 or (num * best_den > best_num * den if net is not None
+                if best < 0 or (num * best_den > best_num * den if puct
                                 else num > best_num):  # UCT: den is always 1
                     best_num, best_den = num, den
                     best = i
@@ -557,4 +580,9 @@ warmup.add("mcts", seconds=10, steps=[
 warmup.add("mcts-net", seconds=8, steps=[
     (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
                       for_search(random_net(0, 8, 8)), 0.0, 0.5, False)),
+])
+
+warmup.add("mcts-fast", seconds=6, steps=[
+    (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
+                      None, 0.0, 0.5, False, fast_for_search(random_fast_net(0, 8)))),
 ])
