@@ -185,11 +185,11 @@ def test_the_search_plays_with_a_fast_network(tmp_path):
 
 
 def test_training_writes_a_network_the_search_plays(tmp_path):
-    from ninefold.learn.selfplay import Openings, Searcher, generate
-    from ninefold.learn.tasks import Processes
+    from ninefold.learn.selfplay import Positions, Searcher, play_game
 
-    pos = generate(6, 30, Searcher(), seed=1, runner=Processes(1),
-                   openings=Openings.only("codingame", 0.5))
+    player, rng = Searcher().player(30, 1), random.Random(1)
+    pos = Positions.concat([play_game(player, PRESETS["codingame"], [], rng)
+                            for _ in range(6)])
     data = tmp_path / "data_0.npz"
     pos.save(data)
     out = tmp_path / "value.npz"

@@ -22,6 +22,11 @@ from ninefold.raycluster import ClusterError, ray_module
 ray = pytest.importorskip("ray")
 
 
+# A local Ray cluster takes 10-20 s to start and its tasks seconds more: the tests on one
+# run in `make test-all` and CI (slow); the Ray-free ones here run in `make test` too.
+RAY_CLUSTER = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def cluster():
     """A local Ray cluster of two CPUs, started once for the module."""
@@ -38,6 +43,7 @@ def same(a: Positions, b: Positions) -> bool:
     return len(a) > 0 and all(np.array_equal(getattr(a, f), getattr(b, f)) for f in FIELDS)
 
 
+@RAY_CLUSTER
 def test_ray_self_play_makes_the_process_pools_positions(cluster):
     shown = []
     here = selfplay.generate(3, 12, Searcher(), 5, Processes(1), per_task=1)
@@ -80,6 +86,7 @@ def test_self_play_aimed_at_one_platform_starts_where_told():
         Openings.only("chess", 0.5)
 
 
+@RAY_CLUSTER
 def test_a_killed_workers_chunk_is_played_again_and_counted_once(cluster, tmp_path):
     chunks = [(1, 7 * 1_000_003 + k, 12, Searcher(), Openings()) for k in range(3)]
     finished: list[int] = []
@@ -91,6 +98,7 @@ def test_a_killed_workers_chunk_is_played_again_and_counted_once(cluster, tmp_pa
     assert same(Positions.concat(parts), reference)
 
 
+@RAY_CLUSTER
 def test_matches_carry_the_network_to_ray_workers(cluster, tmp_path):
     path = tmp_path / "net.npz"
     save_net(random_net(3), path, {"test": True})
