@@ -40,7 +40,13 @@ def test_distillation_runs_end_to_end_and_goes_on_where_it_stopped(tmp_path):
     assert all((out / f"data_{k}.npz").read_bytes() == data[k] for k in (0, 1))
 
 
-@pytest.mark.parametrize("hidden", ["128", "0,32", "a,b"])
+# Each case is a process that loads numba and PyTorch: `make test` runs one or two of a
+# kind, `make test-all` and CI every one (SLOW).
+SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize("hidden", ["128", pytest.param("0,32", marks=SLOW),
+                                    pytest.param("a,b", marks=SLOW)])
 def test_distillation_refuses_bad_sizes_in_one_line(tmp_path, hidden):
     done = subprocess.run([sys.executable, "-m", "ninefold.learn.distill", "--out",
                            str(tmp_path), "--hidden", hidden], capture_output=True, text=True,
@@ -90,12 +96,13 @@ def test_training_on_positions_played_before(tmp_path):
 
 
 @pytest.mark.parametrize(("args", "says"), [
-    (["--games", "0"], "--games: 0: at least 2 games, or positions from --data"),
-    (["--data", "{tmp}/none.npz"], "'{tmp}/none.npz': no such file"),
+    pytest.param(["--games", "0"], "--games: 0: at least 2 games, or positions from --data",
+                 marks=SLOW),
+    pytest.param(["--data", "{tmp}/none.npz"], "'{tmp}/none.npz': no such file", marks=SLOW),
     (["--data", "{tmp}/text.npz"], "'{tmp}/text.npz': not a .npz file of positions"),
     (["--device", "gpu"], "--device: 'gpu': not cpu, cuda or auto"),
-    (["--rules", "chess"], "--rules: 'chess': not a rules preset"),
-    (["--empty-share", "1.5"], "--empty-share"),
+    pytest.param(["--rules", "chess"], "--rules: 'chess': not a rules preset", marks=SLOW),
+    pytest.param(["--empty-share", "1.5"], "--empty-share", marks=SLOW),
 ])
 def test_distillation_refuses_bad_data_or_device_in_one_line(tmp_path, args, says):
     (tmp_path / "text.npz").write_text("not positions\n")
@@ -133,7 +140,8 @@ def test_training_on_from_a_network(tmp_path):
 
 
 @pytest.mark.parametrize(("start", "says"), [
-    ("{tmp}/none.npz", "ninefold.learn.distill: --start: no network file '{tmp}/none.npz'"),
+    pytest.param("{tmp}/none.npz",
+                 "ninefold.learn.distill: --start: no network file '{tmp}/none.npz'", marks=SLOW),
     ("default", "ninefold.learn.distill: --start: 'default' is a 512-128 network, not "
                 "--hidden's 16-8"),
 ])
