@@ -19,8 +19,10 @@ measures, for each side:
 This tree's side runs the network as ``mcts:net=default`` does, its first
 layer in int16; ``--no-quant`` in float32 (``mcts:quant=off``); ``--net PATH``
 another weights file (a student of ``python -m ninefold.learn.distill``);
-``--mix M`` another playout share of a leaf's value (``mcts:mix=M``). The
-revision's side always runs its own defaults.
+``--mix M`` another playout share of a leaf's value (``mcts:mix=M``); a fast
+network's file (`ninefold.players.fastnet`) is searched as ``mcts:net=PATH``
+searches it (its evaluations row: `fastnet.evaluate`). The revision's side
+always runs its own defaults.
 
     .venv/bin/python benchmarks/net_speed.py --rev e827b65 --seconds 1 --rounds 3 \
         [--no-quant] [--net PATH] [--mix M]
@@ -79,7 +81,21 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
     from ninefold.players import mcts_tree as mt
     from ninefold.players import net as netmod
 
-    if hasattr(netmod, "for_search"):  # the network laid out as this tree's search reads it
+    fast: tuple[object, ...] = ()  # a fast network (ninefold.players.fastnet) as `fnet`
+    if weights != "default" and fast_network(weights):
+        from ninefold.players import fastnet
+
+        fnet = fastnet.for_search(fastnet.load_fast_net(weights))
+        fast, net = (fnet,), None
+        hidden = fnet.b1q.shape[0]
+
+        @njit(nogil=True)
+        def evaluate(_: None, s: np.ndarray, flags: int, scratch: tuple[np.ndarray, ...],
+                     logits: np.ndarray) -> float:
+            return fastnet.evaluate(fnet, s, flags, scratch[0], scratch[1], logits)
+
+        scratch = (np.empty(fastnet.MAX_ACTIVE, np.int64), np.empty(hidden, np.int16))
+    elif hasattr(netmod, "for_search"):  # the network laid out as this tree's search reads it
         net = netmod.for_search(netmod.load_net(weights), quant)
         evaluate, scratch = netmod.evaluate_moves, netmod.Scratch.make(net.net)
     else:  # a revision whose search reads the `Net` itself
@@ -98,8 +114,9 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
             t0 = time.process_time()
             while time.process_time() - t0 < seconds / len(roots):
                 if with_net:
-                    done += mt.search(tree, root, 0, 1000, m.DEFAULT_NET_C, mt.POLICY_WIN, True,
-                                      rng, net, mix, m.DEFAULT_NET_DRAW, *alone)
+                    c = m.DEFAULT_FAST_C if fast else m.DEFAULT_NET_C
+                    done += mt.search(tree, root, 0, 1000, c, mt.POLICY_WIN, True,
+                                      rng, net, mix, m.DEFAULT_NET_DRAW, *alone, *fast)
                 else:
                     done += mt.search(tree, root, 0, 1000, m.DEFAULT_C, mt.POLICY_WIN, True, rng,
                                       None, 0.0, 0.5, *alone)
@@ -116,7 +133,8 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
 
     empty = kernel.new_state()[None, :]
     logits = np.empty(81, np.float32)
-    mt.search(tree, empty[0], 0, 10, 1.0, mt.POLICY_WIN, True, rng, net, 0.5, 0.3)  # compile
+    mt.search(tree, empty[0], 0, 10, 1.0, mt.POLICY_WIN, True, rng, net, 0.5, 0.3, *alone,
+              *fast)  # compile
     evaluate_all(states[:2], scratch, logits)
     done = 0
     t0 = time.process_time()
@@ -126,6 +144,15 @@ def measure(seconds: float, roots: np.ndarray, states: np.ndarray,
     evals = done / (time.process_time() - t0)
     return {ROWS[0]: sims_rate(empty, True), ROWS[1]: sims_rate(roots, True),
             ROWS[2]: sims_rate(empty, False), ROWS[3]: evals}
+
+
+def fast_network(weights: str) -> bool:
+    """True if `weights` is a fast network's file (`ninefold.players.fastnet`)."""
+    try:
+        from ninefold.players.fastnet import is_fast_net
+    except ImportError:  # a revision from before the fast network
+        return False
+    return is_fast_net(weights)
 
 
 def run_side(src: Path, seconds: float, positions: Path, quant: bool,

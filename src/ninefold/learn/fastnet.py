@@ -11,8 +11,9 @@ search's visit shares (its loss weighted ``--policy-weight``; 0: no policy).
 The value's target for a position blends the game's result
 (``--result-share``), the policy-value network's own value of it
 (``--teacher-share``, the shipped network unless ``--teacher``) and the rest
-the search's value of it. Each batch is seen under one of the board's eight
-symmetries. The last tenth of the last file is held out; the loss on it (binary
+the search's value of it; the policy's blends the search's visit shares and
+that network's policy in the same teacher's share. Each batch is seen under one
+of the board's eight symmetries. The last tenth of the last file is held out; the loss on it (binary
 cross-entropy against the search's value alone, and against the blended target)
 is printed after each epoch and kept in the network's ``meta``, with the
 command, the data files' checksums and the teacher's.
@@ -25,7 +26,7 @@ import platform
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 import typer
@@ -48,28 +49,36 @@ from ninefold.players.fastnet import (
     symmetries,
 )
 
+if TYPE_CHECKING:
+    from ninefold.learn.selfplay import Positions
+
 
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def targets(positions: object, result_share: float, teacher_share: float,
-            teacher: str) -> tuple[np.ndarray, np.ndarray]:
-    """(the blended targets, the search's values) of `positions`."""
+def targets(positions: Positions, legal: np.ndarray, result_share: float,
+            teacher_share: float, teacher: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the blended value targets, the search's values, the policy targets) of
+    `positions` (`legal`: their legal moves)."""
     from ninefold.learn.distill import teacher_outputs
     from ninefold.players.net import load_net
 
-    value = positions.value.astype(np.float32)  # type: ignore[attr-defined]
-    result = positions.result.astype(np.float32)  # type: ignore[attr-defined]
+    value = positions.value.astype(np.float32)
+    result = positions.result.astype(np.float32)
     target = (1.0 - result_share - teacher_share) * value + result_share * result
+    policy = positions.policy.astype(np.float32)
     if teacher_share > 0:
-        states = positions.states.astype(np.int64)  # type: ignore[attr-defined]
-        flags = positions.flags.astype(np.int64)  # type: ignore[attr-defined]
+        states, flags = positions.states.astype(np.int64), positions.flags.astype(np.int64)
         logits = np.zeros((len(flags), 81), np.float32)
         own = np.zeros(len(flags), np.float32)
         teacher_outputs(load_net(teacher), states, flags, logits, own)
         target += teacher_share * own
-    return target.astype(np.float32), value
+        logits = np.where(legal, logits, -np.inf)
+        shares = np.exp(logits - logits.max(axis=1, keepdims=True))
+        shares /= shares.sum(axis=1, keepdims=True)
+        policy = (1.0 - teacher_share) * policy + teacher_share * shares.astype(np.float32)
+    return target.astype(np.float32), value, policy
 
 
 def legal_masks(states: np.ndarray, flags: np.ndarray) -> np.ndarray:
@@ -102,10 +111,10 @@ def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, bat
 
     def tensors(pos: Positions) -> tuple[torch.Tensor, ...]:
         states, flags = pos.states.astype(np.int64), pos.flags.astype(np.int64)
-        t, v = targets(pos, result_share, teacher_share, teacher)
-        return tuple(torch.from_numpy(a).to(device) for a in (
-            encode(states, flags), t, v, legal_masks(states, flags),
-            pos.policy.astype(np.float32)))
+        legal = legal_masks(states, flags)
+        t, v, p = targets(pos, legal, result_share, teacher_share, teacher)
+        return tuple(torch.from_numpy(a).to(device) for a in (encode(states, flags), t, v,
+                                                              legal, p))
 
     x, y, _, legal, policy = tensors(data)
     hx, hy, hv, hlegal, hpolicy = tensors(held)
