@@ -147,8 +147,9 @@ def test_train_lists_its_commands():
 @pytest.mark.parametrize(("args", "says"), [
     (["rounds", "--device", "gpu"], "error: Invalid value for --device: 'gpu': not cpu, cuda "
                                     "or auto"),
-    (["distill", "--teacher", "{tmp}/none.npz"], "error: --teacher: no network file "
-                                                  "'{tmp}/none.npz'"),
+    pytest.param(["distill", "--teacher", "{tmp}/none.npz"],
+                 "error: --teacher: no network file '{tmp}/none.npz'",
+                 marks=pytest.mark.slow),  # a process loading PyTorch: test-all runs it
 ])
 def test_train_refuses_bad_options_in_one_line(tmp_path, args, says):
     pytest.importorskip("torch")

@@ -134,6 +134,7 @@ def test_without_the_rl_extra_the_environments_say_how_to_install_it(tmp_path):
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow  # two processes, one loading PyTorch: `make test-all` and CI run it
 def test_without_the_cluster_extra_ray_says_how_to_install_it(tmp_path):
     env = hiding(tmp_path, "cluster")
     done = run([NINEFOLD, "platform", "run", "--ray", "auto", "--workers", "0",

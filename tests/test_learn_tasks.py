@@ -125,6 +125,7 @@ def test_missing_ray_is_one_clear_error(monkeypatch):
         ray_module()
 
 
+@RAY_CLUSTER  # waits out Ray's attempts to connect
 def test_learn_with_an_unreachable_cluster_says_so_in_one_line(tmp_path):
     pytest.importorskip("torch")
     done = subprocess.run([sys.executable, "-m", "ninefold.learn", "--out", str(tmp_path),
