@@ -399,14 +399,16 @@ def test_bot_that_cannot_start() -> None:
 @pytest.mark.parametrize("protocol", ["aigames", "riddles", "codingame"])
 def test_ninefold_bot_plays_whole_games_via_the_cli(protocol) -> None:
     """`ninefold bot` as a subprocess, refereed by the arena with the platform's own
-    time control (no slack), against a test bot of the same protocol."""
+    time control, against a test bot of the same protocol. With a second's slack: a
+    loaded machine stalls a process longer than CodinGame's 100 ms turn, and how the bot
+    keeps the clock is measured by benchmarks/bot_clock.py, not here."""
     me = Seat.external(f"{PY} -m ninefold.cli bot --protocol {protocol} --player random",
                        protocol, name="ninefold")
     opponent = bot(protocol)
     rules = "codingame" if protocol == "codingame" else "standard"
     env_ok = os.environ.get("NINEFOLD_SLOW_MACHINE") is None
     result = play_game(me, opponent, rules=rules, first_move_ms=10000 if env_ok else 30000,
-                       slack_ms=0)
+                       slack_ms=1000)
     assert str(result.termination) in ("line", "no-moves", "board-count"), result.reason
 
 
