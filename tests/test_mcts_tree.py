@@ -43,3 +43,19 @@ def test_alone_on_its_tree_the_search_is_the_same(net: SearchNet | None, mix: fl
         assert alone[0] == shared[0] and alone[4] == shared[4]
         for a, b in zip(alone[1:4], shared[1:4], strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+def test_the_warmup_compiles_the_searches_the_players_run(tmp_path):
+    """`compile_searches` compiles `search` with the very argument types the player passes
+    (an argument left out is another signature): a player after it compiles nothing."""
+    from ninefold import Board
+    from ninefold.players import Limit, compile_searches, make_player
+    from ninefold.players.fastnet import random_fast_net, save_fast_net
+
+    fast = tmp_path / "fast.npz"
+    save_fast_net(random_fast_net(0, 16), fast, {})
+    compile_searches(["mcts", "mcts-net", "mcts-fast"])
+    before = set(mt.search.signatures)
+    for spec in ("mcts:sims=40", "mcts:net=default,sims=40", f"mcts:net={fast},sims=40"):
+        assert make_player(spec).play(Board(), Limit()).move is not None
+    assert set(mt.search.signatures) == before

@@ -568,7 +568,7 @@ warmup.add("mcts", seconds=10, steps=[
     # every argument given, as `Tree.search` gives them (an omitted `shared` would
     # compile another signature than the player's, and the player compile at its first move)
     (search, lambda: (_small_tree(), new_state(), 0, 4, 0.5, POLICY_WIN, True, make_rng(1),
-                      None, 0.0, 0.5, False)),
+                      None, 0.0, 0.5, False, None)),
     (children, lambda: (_small_tree(), 0)),
     (best_of, lambda: (np.zeros(2, np.int64), np.zeros(2, np.int64))),
     (principal_variation, lambda: (_small_tree(), 4)),
@@ -579,7 +579,7 @@ warmup.add("mcts", seconds=10, steps=[
 
 warmup.add("mcts-net", seconds=8, steps=[
     (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
-                      for_search(random_net(0, 8, 8)), 0.0, 0.5, False)),
+                      for_search(random_net(0, 8, 8)), 0.0, 0.5, False, None)),
 ])
 
 warmup.add("mcts-fast", seconds=6, steps=[
