@@ -54,8 +54,77 @@ def test_the_warmup_compiles_the_searches_the_players_run(tmp_path):
 
     fast = tmp_path / "fast.npz"
     save_fast_net(random_fast_net(0, 16), fast, {})
-    compile_searches(["mcts", "mcts-net", "mcts-fast"])
+    compile_searches(["mcts", "mcts-net", "mcts-fast", "mcts-hybrid"])
     before = set(mt.search.signatures)
-    for spec in ("mcts:sims=40", "mcts:net=default,sims=40", f"mcts:net={fast},sims=40"):
+    for spec in ("mcts:sims=40", "mcts:net=default,sims=40", f"mcts:net={fast},sims=40",
+                 f"mcts:net={fast},refine=4,sims=40"):
         assert make_player(spec).play(Board(), Limit()).move is not None
     assert set(mt.search.signatures) == before
+
+
+def hybrid_tree(refine: int, sims: int = 2_000) -> mt.TreeArrays:
+    """A tree of `sims` simulations from the empty board, a random fast network at the
+    leaves and `NET` refining at `refine` visits."""
+    from ninefold.players.fastnet import for_search as fast_for_search
+    from ninefold.players.fastnet import random_fast_net
+
+    tree = mt.alloc(50_000)
+    mt.reset(tree)
+    fnet = fast_for_search(random_fast_net(4, 16))
+    mt.search(tree, kernel.new_state(), 0, sims, 1.0, mt.POLICY_WIN, True, kernel.make_rng(5),
+              NET, 0.0, 0.5, False, fnet, refine)
+    return tree
+
+
+def replay(tree: mt.TreeArrays, node: int) -> np.ndarray:
+    """The position at `node`, found by walking down from the root."""
+    parent = {}
+    used = min(int(tree.meta[mt.USED]), len(tree.first))
+    for n in range(used):
+        f = tree.first[n]
+        if f >= 0:
+            for i in range(f, f + tree.nchild[n]):
+                parent[i] = n
+    line = []
+    while node in parent:
+        line.append(int(tree.move[node]))
+        node = parent[node]
+    s = kernel.new_state()
+    for a in reversed(line):
+        kernel.play(s, a // 9, a % 9, 0)
+    return s
+
+
+@pytest.mark.parametrize("refine", [2, 16])
+def test_the_slow_network_refines_the_priors_of_nodes_visited_refine_times(refine):
+    """With both networks the children of a node visited `refine` times or more carry the
+    slow network's priors, those of a node visited less the fast one's."""
+    from ninefold.players.net import evaluate_arrays, new_scratch
+
+    w1, b1, w2, b2, wp, bp, wv, bv = NET.net
+    scratch, logits = new_scratch(NET.net), np.zeros(81, np.float32)
+    tree = hybrid_tree(refine)
+    used = min(int(tree.meta[mt.USED]), len(tree.first))
+    checked = {True: 0, False: 0}
+    for n in range(used):
+        f, k = tree.first[n], tree.nchild[n]
+        if f < 0 or k < 2 or tree.status[n] != mt.UNKNOWN:
+            continue
+        evaluate_arrays(NET.w1q, NET.step, w1, b1, w2, b2, NET.wp_moves, bp, wp, wv, bv,
+                        replay(tree, n), 0, *scratch, logits)
+        moves = tree.move[f:f + k].astype(np.int64)
+        slow = np.exp(logits[moves] - logits[moves].max())
+        slow /= slow.sum()
+        refined = tree.visits[n] >= refine
+        assert np.allclose(tree.prior[f:f + k], slow, atol=1e-5) == refined, (n, refined)
+        checked[refined] += 1
+    assert checked[True] > 10 and checked[False] > 10
+
+
+def test_refine_needs_a_fast_network_and_says_so():
+    from ninefold.players import make_player
+
+    with pytest.raises(ValueError, match="refine=N needs a fast network"):
+        make_player("mcts:net=default,refine=8")
+    with pytest.raises(ValueError, match="refine must be 2 or more"):
+        make_player("mcts:net=off,refine=1")

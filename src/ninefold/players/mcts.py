@@ -14,6 +14,11 @@ Spec options (all optional)::
                              with the network in a file: ``net=PATH`` (``net=off``: none;
                              a fast network's file, `ninefold.players.fastnet`, is
                              searched as fast as one simulation a microsecond or two)
+    mcts:refine=16           with a fast network: the shipped network replaces a node's
+                             priors with its own once the node has 16 visits (the
+                             fast network values every leaf and gives the first
+                             priors; the slow one's policy where the search spends
+                             its time; 2 or more; default off)
     mcts:quant=off           with a network, its first layer in float32 as trained (the
                              default, ``on``: in 16-bit integers, faster, as strong)
     mcts:mix=0               with a network, value a leaf by this share of a playout's
@@ -146,10 +151,11 @@ class Tree:
 
     def search(self, sims: int, c: float, policy: int, solver: bool, worker: int = 0,
                net: SearchNet | None = None, mix: float = 0.0, draw: float = 0.5,
-               fnet: SearchFastNet | None = None) -> int:
+               fnet: SearchFastNet | None = None, refine: int = 0) -> int:
         assert self.root_state is not None
         return int(mt.search(self.arrays, self.root_state, self.flags, sims, c, policy, solver,
-                             self.rngs[worker], net, mix, draw, len(self.rngs) > 1, fnet))
+                             self.rngs[worker], net, mix, draw, len(self.rngs) > 1, fnet,
+                             refine))
 
     def children(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(actions, visits, wins, status) of the root's children."""
@@ -287,6 +293,7 @@ class MCTSPlayer(Player):
         draw: float | None = None,
         ponder: bool = False,
         quant: bool = True,
+        refine: int = 0,
     ) -> None:
         check_positive("ms", ms, MAX_MS, "a day")
         check_positive("sims", sims, MAX_SIMS, "hours of search")
@@ -303,6 +310,15 @@ class MCTSPlayer(Player):
                 self.fnet = fast_for_search(load_fast_net(net_path(net)))
             else:
                 self.net = for_search(load_net(net), quant)
+        if refine:
+            if not 2 <= refine <= MAX_SIMS:
+                raise ValueError(f"refine must be 2 or more (the visits at which the shipped "
+                                 f"network's priors replace the fast one's), not {refine!r}")
+            if self.fnet is None:
+                raise ValueError("refine=N needs a fast network (net=FILE of one): the "
+                                 "shipped network refines that network's priors")
+            self.net = for_search(load_net("default"), quant)
+        self.refine = refine
         if c is None:
             c = (DEFAULT_FAST_C if self.fnet is not None
                  else DEFAULT_C if self.net is None else DEFAULT_NET_C)
@@ -363,7 +379,8 @@ class MCTSPlayer(Player):
         self._history: list[Move] | None = None
         self._rules: Rules | None = None
         self._pool: ThreadPoolExecutor | None = None
-        compile_searches(["mcts", "mcts-net"] if self.net is not None
+        compile_searches(["mcts", "mcts-hybrid"] if refine
+                         else ["mcts", "mcts-net"] if self.net is not None
                          else ["mcts", "mcts-fast"] if self.fnet is not None else "mcts")
 
     def new_game(self) -> None:
@@ -454,7 +471,7 @@ class MCTSPlayer(Player):
                 n = chunk
             t0 = time.perf_counter()
             done = tree.search(n, self.c, self.policy, self.solver, worker, self.net, self.mix,
-                               self.draw, self.fnet)
+                               self.draw, self.fnet, self.refine)
             t1 = time.perf_counter()
             total += done
             if done:

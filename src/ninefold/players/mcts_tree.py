@@ -248,6 +248,20 @@ def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndar
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _reprior(prior: np.ndarray, move: np.ndarray, f: int, k: int, logits: np.ndarray) -> None:
+    """Set the priors of the `k` children from `f` to the softmax of `logits` (by action)
+    over their moves."""
+    top = logits[move[f]]
+    for i in range(f + 1, f + k):
+        top = max(top, logits[move[i]])
+    total = 0.0
+    for i in range(f, f + k):
+        total += np.exp(logits[move[i]] - top)
+    for i in range(f, f + k):
+        prior[i] = np.exp(logits[move[i]] - top) / total
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _reward(result: int, draw_x: float) -> float:
     """A playout's `result` (0 draw, 1 X won, 2 O won) as a reward for X."""
     return draw_x if result == 0 else (1.0 if result == 1 else 0.0)
@@ -258,6 +272,7 @@ def search(
     t: TreeArrays, root_state: np.ndarray, flags: int, sims: int, c: float, policy: int,
     solver: bool, rng: np.ndarray, net: SearchNet | None = None, mix: float = 0.0,
     draw: float = 0.5, shared: bool = True, fnet: SearchFastNet | None = None,
+    refine: int = 0,
 ) -> int:
     """Run up to `sims` simulations from the root; returns how many ran.
 
@@ -266,7 +281,11 @@ def search(
     its children get the network's move probabilities as priors, and it is
     valued by the network, mixed with a playout's result in the share `mix`.
     With a fast network `fnet` instead (`ninefold.players.fastnet`), the same
-    (with equal priors if it has no policy).
+    (with equal priors if it has no policy). With both, the fast network
+    values every leaf and gives its children their first priors, and `net`
+    replaces those priors with its own when the node's visits reach `refine`
+    (at least 2): the slow network's policy where the search spends its time,
+    the fast one's at the frontier.
 
     `draw` is what a draw is worth to the player at the root (0.5: half a
     win); below 0.5 the search plays on for a win where it can, above it
@@ -321,14 +340,14 @@ def search(
             if f < 0:
                 if puct:
                     v, grown = 0.5, 0  # the value for the side to move
-                    if net is not None:
-                        v = evaluate_arrays(w1q, step, w1, b1, w2, b2, wp_moves, bp, wp, wv, bv,
-                                            s, flags, idx, h1, h2, rows, xs, sums, logits)
-                        grown = _expand(t, node, s, flags, logits, NET_PRIORS, shared)
                     if fnet is not None:
                         v = fast_evaluate(vw1q, vb1q, vw2s, vb2, vtop, vwps, vbp, s, flags, vidx,
                                           vacc, vhidden, logits)
                         grown = _expand(t, node, s, flags, logits, vpriors, shared)
+                    elif net is not None:
+                        v = evaluate_arrays(w1q, step, w1, b1, w2, b2, wp_moves, bp, wp, wv, bv,
+                                            s, flags, idx, h1, h2, rows, xs, sums, logits)
+                        grown = _expand(t, node, s, flags, logits, NET_PRIORS, shared)
                     if grown > 0 and solver and status[node] != UNKNOWN:
                         continue  # proven at once by a winning child
                     reward = v if s[SIDE] == 0 else 1.0 - v
@@ -349,6 +368,13 @@ def search(
                     continue  # proven at once by a winning child
             # select a child: UCT, or PUCT with the network's priors
             k = nchild[node]
+            # nested: numba prunes a branch on `arg is None` only when the test stands alone
+            if fnet is not None:  # noqa: SIM102
+                if net is not None:  # noqa: SIM102
+                    if before == refine - 1:
+                        evaluate_arrays(w1q, step, w1, b1, w2, b2, wp_moves, bp, wp, wv, bv,
+                                        s, flags, idx, h1, h2, rows, xs, sums, logits)
+                        _reprior(prior, move, f, k, logits)
             best = -1
             best_num, best_den = 0.0, 1.0
             n_parent = max(visits[node], 1)
@@ -568,7 +594,7 @@ warmup.add("mcts", seconds=10, steps=[
     # every argument given, as `Tree.search` gives them (an omitted `shared` would
     # compile another signature than the player's, and the player compile at its first move)
     (search, lambda: (_small_tree(), new_state(), 0, 4, 0.5, POLICY_WIN, True, make_rng(1),
-                      None, 0.0, 0.5, False, None)),
+                      None, 0.0, 0.5, False, None, 0)),
     (children, lambda: (_small_tree(), 0)),
     (best_of, lambda: (np.zeros(2, np.int64), np.zeros(2, np.int64))),
     (principal_variation, lambda: (_small_tree(), 4)),
@@ -579,10 +605,16 @@ warmup.add("mcts", seconds=10, steps=[
 
 warmup.add("mcts-net", seconds=8, steps=[
     (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
-                      for_search(random_net(0, 8, 8)), 0.0, 0.5, False, None)),
+                      for_search(random_net(0, 8, 8)), 0.0, 0.5, False, None, 0)),
 ])
 
 warmup.add("mcts-fast", seconds=6, steps=[
     (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
-                      None, 0.0, 0.5, False, fast_for_search(random_fast_net(0, 8)))),
+                      None, 0.0, 0.5, False, fast_for_search(random_fast_net(0, 8)), 0)),
+])
+
+warmup.add("mcts-hybrid", seconds=8, steps=[
+    (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
+                      for_search(random_net(0, 8, 8)), 0.0, 0.5, False,
+                      fast_for_search(random_fast_net(0, 8)), 2)),
 ])
