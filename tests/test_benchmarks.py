@@ -7,7 +7,9 @@ All of them are `slow` (about 3.5 minutes on two cores): `make test-all` and CI 
 from __future__ import annotations
 
 import doctest
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -281,6 +283,26 @@ def test_strength_saves_its_games_and_goes_on_where_it_stopped(tmp_path):
     saved.write_text(lines[0] + "\nnot a game\n" + "\n".join(lines[1:]) + "\n")
     broken = run("strength.py", *args, "--games", "4")
     assert broken.returncode == 2 and "line 2: not a saved game" in broken.stderr
+
+
+def test_o_losses_reads_saved_games_and_counts_o_s_score(tmp_path):
+    saved = tmp_path / "games.jsonl"
+    done = run("strength.py", "random", "random:seed=2", "--ms", "5", "--games", "8",
+               "--rules", "codingame", "--save", str(saved))
+    assert done.returncode == 0, done.stderr
+    games = [json.loads(line) for line in saved.read_text().splitlines()[1:]]
+    o_scores = [g["score_a"] if not g["a_is_x"] else 1 - g["score_a"] for g in games]
+    out = run("o_losses.py", str(saved))
+    assert out.returncode == 0, out.stderr
+    lost = o_scores.count(0)
+    assert (f"8 games (codingame); O scored {100 * sum(o_scores) / 8:.1f}% and lost {lost}"
+            in out.stdout)
+    counted = re.findall(r"plies \d+-\d+: (\d+)", out.stdout)
+    assert sum(int(n) for n in counted) == lost
+    saved.write_text("not saved games\n")
+    bad = run("o_losses.py", str(saved))
+    assert bad.returncode == 2 and "not a file of games saved by strength.py" in bad.stderr
+    assert "Traceback" not in bad.stderr
 
 
 def test_web_load_runs_tiny_and_survives_its_kill():
