@@ -176,6 +176,23 @@ def _store(shared: bool, a: np.ndarray, i: int, value: int) -> None:
         a[i] = value
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _softmax_priors(prior: np.ndarray, move: np.ndarray, f: int, k: int,
+                    logits: np.ndarray) -> None:
+    """Set the priors of the `k` children from `f` to the softmax of `logits` (by action)
+    over their moves."""
+    top = logits[move[f]]
+    for i in range(f + 1, f + k):
+        top = max(top, logits[move[i]])
+    total = 0.0
+    for i in range(f, f + k):
+        p = np.exp(logits[move[i]] - top)
+        prior[i] = p
+        total += p
+    for i in range(f, f + k):
+        prior[i] /= total
+
+
 @njit(cache=True, inline="always")
 def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndarray,
             priors: int, shared: bool) -> int:
@@ -221,8 +238,7 @@ def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndar
             t.move[n] = 9 * b + c
             t.visits[n] = 0
             t.wins[n] = 0.0
-            t.prior[n] = logits[9 * b + c] if priors == NET_PRIORS else (
-                1.0 / k if priors == EQUAL_PRIORS else 0.0)
+            t.prior[n] = 1.0 / k if priors == EQUAL_PRIORS else 0.0  # NET_PRIORS: below
             if w >> c & 1:
                 status[n] = WIN_
                 won = True
@@ -230,35 +246,12 @@ def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndar
                 status[n] = UNKNOWN
             n += 1
     if priors == NET_PRIORS:
-        top = t.prior[used]
-        for i in range(used + 1, used + k):
-            top = max(top, t.prior[i])
-        total = 0.0
-        for i in range(used, used + k):
-            p = np.exp(t.prior[i] - top)
-            t.prior[i] = p
-            total += p
-        for i in range(used, used + k):
-            t.prior[i] /= total
+        _softmax_priors(t.prior, t.move, used, k, logits)
     t.nchild[node] = k
     if won:
         status[node] = LOSS
     _store(shared, first, node, used)  # publish: the children are written
     return 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _reprior(prior: np.ndarray, move: np.ndarray, f: int, k: int, logits: np.ndarray) -> None:
-    """Set the priors of the `k` children from `f` to the softmax of `logits` (by action)
-    over their moves."""
-    top = logits[move[f]]
-    for i in range(f + 1, f + k):
-        top = max(top, logits[move[i]])
-    total = 0.0
-    for i in range(f, f + k):
-        total += np.exp(logits[move[i]] - top)
-    for i in range(f, f + k):
-        prior[i] = np.exp(logits[move[i]] - top) / total
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -374,7 +367,7 @@ def search(
                     if before == refine - 1:
                         evaluate_arrays(w1q, step, w1, b1, w2, b2, wp_moves, bp, wp, wv, bv,
                                         s, flags, idx, h1, h2, rows, xs, sums, logits)
-                        _reprior(prior, move, f, k, logits)
+                        _softmax_priors(prior, move, f, k, logits)
             best = -1
             best_num, best_den = 0.0, 1.0
             n_parent = max(visits[node], 1)
