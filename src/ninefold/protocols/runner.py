@@ -31,6 +31,7 @@ from ninefold.rules import Board, Move, Rules
 from ninefold.system import LineReader, process_age_s
 
 GC_AFTER_ANSWER = 1  # the generations collected once an answer is written (young ones)
+PLAN_NOTE_MS = 10.0  # a change of what a turn keeps back by this much is noted in the log
 
 
 class TurnMeasures:
@@ -134,6 +135,7 @@ class BotRunner(ABC):
         self._stamps: tuple[float, float, float] | None = None
         self.said_at = 0.0  # when the last line was written (`time.monotonic()`)
         self.stalls = StallProbe()  # watched on a fixed time per turn (`turn_budget`)
+        self._noted_plan: tuple[bool, float] | None = None  # (loading, ms kept back) said
 
     def request_arrived(self) -> float:
         """A request's first line has just been read (from `reader`): its clock runs
@@ -279,8 +281,28 @@ class BotRunner(ABC):
         longest recent stall (`stalls`, watched from the first turn on)."""
         self.stalls.start()
         self._turn = self.measures
-        return timing.runner_turn_plan(turn_ms, self._turn.overshoots, self._turn.wakes,
-                                       self.stalls.longest_ms())
+        stall = self.stalls.longest_ms()
+        plan = timing.runner_turn_plan(turn_ms, self._turn.overshoots, self._turn.wakes,
+                                       stall)
+        self._note_plan(turn_ms, plan.think_ms, stall)
+        return plan
+
+    def _note_plan(self, turn_ms: float, think_ms: float, stall_ms: float) -> None:
+        """Say in the log (the platform shows it) when the plan changes: the search has
+        loaded, or what is kept back of a turn moved by `PLAN_NOTE_MS` or more (a busy
+        machine: the bot thinks less, and why)."""
+        kept, loading = turn_ms - think_ms, not self.settled
+        if self._noted_plan is not None and self._noted_plan[0] == loading and abs(
+                kept - self._noted_plan[1]) < PLAN_NOTE_MS:
+            return
+        self._noted_plan = (loading, kept)
+        over = timing.quantile(list(self._turn.overshoots), timing.TURN_SAFETY_QUANTILE) \
+            if self._turn.overshoots else 0.0
+        wake = timing.quantile(list(self._turn.wakes), timing.TURN_SAFETY_QUANTILE) \
+            if self._turn.wakes else 0.0
+        self.note(f"turn {self.requests + 1}: thinking {think_ms:.0f} of {turn_ms:.0f} ms"
+                  f"{', loading' if loading else ''} (keeping back {kept:.0f}: overshoots "
+                  f"{over:.0f} ms, wake-ups {wake:.0f} ms, longest stall {stall_ms:.0f} ms)")
 
     @property
     def settled(self) -> bool:
