@@ -106,6 +106,18 @@ def test_net_speed_compares_this_tree_with_a_revision():
     assert "HEAD" in done.stdout and "x" in done.stdout.split("network evaluations")[1]
 
 
+def test_sim_parts_times_each_part_against_the_shipped_network():
+    done = run("sim_parts.py", "--plies", "10,30", "--positions", "20", "--reps", "1",
+               "--rounds", "1")
+    assert done.returncode == 0, done.stderr
+    for row in ("playout", "fast features", "fast first layer", "accumulator update",
+                "fast evaluation", "fast, no policy", "shipped network"):
+        assert row in done.stdout
+    assert "(1.00x)" in done.stdout.split("shipped network")[-1]
+    bad = run("sim_parts.py", "--plies", "ten")
+    assert bad.returncode == 2 and "--plies must be numbers" in bad.stderr
+
+
 def test_net_speed_times_another_weights_file():
     from ninefold.players.net_inputs import DEFAULT_PATH
 
