@@ -118,6 +118,20 @@ def test_sim_parts_times_each_part_against_the_shipped_network():
     assert bad.returncode == 2 and "--plies must be numbers" in bad.stderr
 
 
+def test_strength_figure_draws_the_matches_and_prints_the_guides_table(tmp_path):
+    import strength_figure
+
+    out = tmp_path / "strength.png"
+    done = run("strength_figure.py", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert out.stat().st_size > 10_000 and out.read_bytes()[:4] == b"\x89PNG"
+    rows = [line for line in done.stdout.splitlines() if line.startswith("|")]
+    assert len(rows) == 2 + len(strength_figure.MATCHES)
+    guide = (BENCH.parent / "docs" / "guide" / "strength.md").read_text()
+    for row in rows:  # the guide shows the table as the script prints it
+        assert row in guide, row
+
+
 def test_net_speed_times_another_weights_file():
     from ninefold.players.net_inputs import DEFAULT_PATH
 
