@@ -42,10 +42,14 @@ def _automatic_gc_restored():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """A real ``ninefold serve`` process on a fresh SQLite file; its base URL."""
+    """A real ``ninefold serve`` process on a fresh SQLite file; its base URL. No limit
+    on new games a minute: a test file's games all come from one address, more than 30
+    a minute when the tests run quickly (test_web_limits checks the limit on servers of
+    its own)."""
     from webserver import start_server, stop_server
 
-    proc, url = start_server(tmp_path_factory.mktemp("web") / "games.sqlite")
+    proc, url = start_server(tmp_path_factory.mktemp("web") / "games.sqlite",
+                             0, "--games-per-minute", "0")
     yield url
     stop_server(proc)
 

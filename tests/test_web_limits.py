@@ -398,3 +398,12 @@ def test_the_start_page_says_in_one_line_when_a_client_made_too_many_games(
     page.set_viewport_size({"width": 390, "height": 844})
     page.emulate_media(color_scheme="dark")
     page.screenshot(path=shots / "web_limits_refused_phone_dark.png", full_page=True)
+
+
+def test_the_test_suites_shared_server_lets_a_test_file_make_all_its_games(server):
+    """The browser tests share one server a file and, run quickly, make more than 30
+    games a minute from one address: the shared server (conftest's `server`) has no
+    games rate (the limit itself is tested above, on servers of its own)."""
+    for _ in range(WebLimits().games_per_minute + 5):
+        r = httpx.post(server + "/api/games", json={"mode": "local"})
+        assert r.status_code == 201, r.text
