@@ -54,7 +54,8 @@ MATCHES = [
           None, "network-rounds.md, A third round under every preset",
           "strength.py mcts:net=default openspiel --ms 100 --games 200 --jobs 2 --seed 108 "
           "(and --seed 109)"),
-    Match("OpenSpiel's MCTSBot", "CodinGame's clock, both bots as processes", 200, 0, 0,
+    Match("OpenSpiel's MCTSBot",
+          "CodinGame's clock, both bots as processes, ninefold on two threads", 200, 0, 0,
           "100%", "100%", None,
           "fast-network.md, Third session (records/codingame_default_vs_openspiel.jsonl)",
           "strength.py @ openspiel --subprocess --protocol codingame --ms 100 --games 200 "
@@ -125,7 +126,8 @@ def draw(out: str) -> None:
             ax.plot([low], [i], "|", color=colour, ms=10, mew=1.8)
             ax.text(low + 175, i, f"at least {low:+.0f}", va="center", fontsize=9)
             elos.append(low + 160)
-        labels.append(f"{m.opponent.split(' (')[0]}\n{m.clock.split(',')[0]}")
+        threads = " (two threads)" if "two threads" in m.clock else ""
+        labels.append(f"{m.opponent.split(' (')[0]}\n{m.clock.split(',')[0]}{threads}")
     ax.axvline(0, color="grey", lw=1)
     ax.set_yticks(range(len(MATCHES)), labels, fontsize=8)
     ax.invert_yaxis()
