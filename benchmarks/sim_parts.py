@@ -43,6 +43,7 @@ from ninefold.players.fastnet import (
     for_search,
     load_fast_net,
     random_fast_net,
+    sum_rows,
 )
 from ninefold.rules import Board
 
@@ -95,25 +96,13 @@ def _features(states: np.ndarray, flags: int, reps: int) -> int:
 @njit(nogil=True, fastmath=True)
 def _first_layer(w1q: np.ndarray, b1q: np.ndarray, rows: np.ndarray, counts: np.ndarray,
                  reps: int) -> int:
-    """The hidden sums from the bias, `counts[i]` rows of `rows[i]` a position (the
-    search's loop: four rows a pass)."""
+    """The hidden sums from the bias, `counts[i]` rows of `rows[i]` a position, as the
+    search makes them (`fastnet.sum_rows`)."""
     acc = np.empty(b1q.shape[0], np.int16)
-    h, total = acc.shape[0], 0
+    total = 0
     for _ in range(reps):
         for i in range(rows.shape[0]):
-            idx, n = rows[i], counts[i]
-            for j in range(h):
-                acc[j] = b1q[j]
-            k = 0
-            while k + 4 <= n:
-                r0, r1, r2, r3 = idx[k], idx[k + 1], idx[k + 2], idx[k + 3]
-                for j in range(h):
-                    acc[j] = acc[j] + ((w1q[r0, j] + w1q[r1, j]) + (w1q[r2, j] + w1q[r3, j]))
-                k += 4
-            while k < n:
-                for j in range(h):
-                    acc[j] = acc[j] + w1q[idx[k], j]
-                k += 1
+            sum_rows(w1q, b1q, rows[i], counts[i], acc)
             total += acc[0]
     return total
 

@@ -172,20 +172,11 @@ def features(s: np.ndarray, flags: int, idx: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True, nogil=True, fastmath=True)
-def evaluate_arrays(w1q: np.ndarray, b1q: np.ndarray, w2s: np.ndarray, b2: np.ndarray,
-                    top: np.ndarray, wps: np.ndarray, bp: np.ndarray, s: np.ndarray, flags: int,
-                    idx: np.ndarray, acc: np.ndarray, hidden: np.ndarray,
-                    logits: np.ndarray) -> float:
-    """The value of `s` for the side to move (0..1), on the arrays of a `SearchFastNet`,
-    and with a policy (`wps` has rows) the logits of the legal moves into `logits`;
-    `idx`, `acc` and `hidden` are work arrays (MAX_ACTIVE int64, HIDDEN int16 and
-    float32).
-
-    The hidden sums are int16 adds of the weight rows of the features that are
-    on, four rows a pass over `acc`; they cannot overflow (`for_search`).
-    """
-    n = features(s, flags, idx)
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
+def sum_rows(w1q: np.ndarray, b1q: np.ndarray, idx: np.ndarray, n: int,
+             acc: np.ndarray) -> None:
+    """The hidden sums: acc = b1q + the rows of `w1q` at idx[:n], in int16, four rows a
+    pass over `acc`."""
     h = acc.shape[0]
     for j in range(h):
         acc[j] = b1q[j]
@@ -200,6 +191,24 @@ def evaluate_arrays(w1q: np.ndarray, b1q: np.ndarray, w2s: np.ndarray, b2: np.nd
         for j in range(h):
             acc[j] = acc[j] + w1q[r0, j]
         k += 1
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def evaluate_arrays(w1q: np.ndarray, b1q: np.ndarray, w2s: np.ndarray, b2: np.ndarray,
+                    top: np.ndarray, wps: np.ndarray, bp: np.ndarray, s: np.ndarray, flags: int,
+                    idx: np.ndarray, acc: np.ndarray, hidden: np.ndarray,
+                    logits: np.ndarray) -> float:
+    """The value of `s` for the side to move (0..1), on the arrays of a `SearchFastNet`,
+    and with a policy (`wps` has rows) the logits of the legal moves into `logits`;
+    `idx`, `acc` and `hidden` are work arrays (MAX_ACTIVE int64, HIDDEN int16 and
+    float32).
+
+    The hidden sums are int16 adds of the weight rows of the features that are
+    on (`sum_rows`); they cannot overflow (`for_search`).
+    """
+    n = features(s, flags, idx)
+    h = acc.shape[0]
+    sum_rows(w1q, b1q, idx, n, acc)
     hi = top[0]
     total = np.float32(0.0)
     for j in range(h):
