@@ -60,17 +60,17 @@ MATCHES = [
           "fast-network.md, Third session (records/codingame_default_vs_openspiel.jsonl)",
           "strength.py @ openspiel --subprocess --protocol codingame --ms 100 --games 200 "
           "--jobs 1 --seed 110"),
-    Match("e827b65 (ninefold on 2026-11-25)", "CodinGame's clock, both bots as processes",
+    Match("ninefold of 2026-11-25", "CodinGame's clock, both bots as processes",
           141, 18, 41, "98.5%", "51.5%", (191.0, 152.0, 235.0),
           "network-rounds.md, A third round under every preset",
           "strength.py mcts:net=default mcts:net=default@e827b65 --subprocess --protocol "
           "codingame --games 200 --jobs 1 --seed 505 --first-move-ms 3000"),
-    Match("e827b65 (ninefold on 2026-11-25)", "100 ms a move, both bots as processes",
+    Match("ninefold of 2026-11-25", "100 ms a move, both bots as processes",
           159, 15, 26, "96.5%", "70.0%", (279.0, 227.0, 343.0),
           "network-rounds.md, A third round under every preset",
           "strength.py mcts:net=default,ms=100 mcts:net=default,ms=100@e827b65 --subprocess "
           "--protocol riddles --rules codingame --games 200 --seed 502 --first-move-ms 3000"),
-    Match("e827b65 (ninefold on 2026-11-25)", "Riddles' clock (10 s + 0.5 s a move)",
+    Match("ninefold of 2026-11-25", "Riddles' clock (10 s + 0.5 s a move)",
           77, 45, 31, "74.0%", "55.9%", (108.0, 62.0, 158.0),
           "network-rounds.md, A third round under every preset",
           "strength.py mcts:net=default mcts:net=default@e827b65 --subprocess --protocol "
@@ -114,7 +114,7 @@ def draw(out: str) -> None:
     for i, m in enumerate(MATCHES):
         elo, low, high = m.elo()
         colour = "#2e7d32" if m.opponent.startswith("OpenSpiel") else (
-            "#1f4fbf" if m.opponent.startswith("e827b65") else "#8e44ad")
+            "#1f4fbf" if m.opponent.startswith("ninefold of") else "#8e44ad")
         if math.isfinite(high):
             ax.errorbar(elo, i, xerr=[[elo - low], [high - elo]], fmt="o", color=colour,
                         capsize=4, lw=1.8)
