@@ -628,3 +628,32 @@ def test_random_openings_are_legal_and_varied() -> None:
 
 def test_mark_type() -> None:
     assert isinstance(X, Mark) and int(O) == 1
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_a_transformed_game_is_the_game_played_turned(name: str) -> None:
+    """`Board.transform(k)` equals the game whose every move is turned by `k`, under
+    every rule set (all are symmetric): its legal moves and outcome are the turned
+    ones, and it takes back its moves like the game it copies."""
+    rng = random.Random(name)
+    for _game in range(6):
+        board = Board(name)
+        for _ in range(rng.randrange(1, 81)):  # some games to their end
+            if board.is_game_over():
+                break
+            board.push(rng.choice(list(board.legal_moves)))
+        for k in range(8):
+            turned = board.transform(k)
+            replayed = Board(name)
+            for move in board.move_stack:
+                replayed.push(move.transform(k))
+            assert turned == replayed and turned.position() == replayed.position()
+            assert turned.move_stack == replayed.move_stack
+            assert set(turned.legal_moves) == {m.transform(k) for m in board.legal_moves}
+            assert turned.outcome() == board.outcome()
+            back = next(j for j in range(8) if turned.transform(j) == board)
+            assert turned.transform(back).position() == board.position()
+            while turned.move_stack:  # pop restores the turned positions on the way
+                turned.pop()
+                replayed.pop()
+                assert turned.position() == replayed.position()

@@ -29,17 +29,20 @@ from ninefold.arena.referee import Seat, play_game
 from ninefold.players import Limit, make_player
 from ninefold.players.book import (
     BOOK_PATH,
+    DEEP_PATH,
     LINES_RULES,
     BookPlayer,
     book_move,
     book_positions,
+    canonical,
+    deep_move,
     key,
     line_key,
     line_positions,
     read_book,
 )
 from ninefold.protocols.engine import Engine
-from ninefold.rules import Board, Move
+from ninefold.rules import Board, Mark, Move
 
 PY = sys.executable
 BOT = [PY, "-m", "ninefold", "bot", "--protocol", "codingame"]
@@ -265,6 +268,83 @@ def test_a_book_position_on_a_time_bank_is_answered_at_once(engines) -> None:
     assert waited_ms < 1000 and not engine.ready, waited_ms
 
 
+def _deep_lines() -> dict[str, Move]:
+    return read_book(DEEP_PATH)
+
+
+def test_the_deep_lines_are_the_second_player_s_legal_moves_under_every_symmetry() -> None:
+    """Each entry is a CodinGame position where O is to move, stored as the least of its
+    symmetric copies, with a legal move; every copy gets the move turned to it (or,
+    where the position is symmetric itself, a move as good: one to the same position)."""
+    lines = _deep_lines()
+    assert len(lines) >= 8
+    for text, move in lines.items():
+        board = Board.from_position(text)
+        assert board.rules.name == "codingame" and board.turn is Mark.O
+        assert canonical(board) == (text, 0) and move in board.legal_moves
+        goes_to = canonical(_after(board, move))[0]
+        asymmetric = len({board.transform(k).position() for k in range(8)}) == 8
+        for k in range(8):
+            turned = board.transform(k)
+            assert canonical(_after(turned, deep_move(turned)))[0] == goes_to
+            if asymmetric:  # else some copies have two ways back
+                assert deep_move(turned) == move.transform(k)
+    # they start from the book's first move, which the bots play
+    first = Board("codingame")
+    first.push(read_book()[key(first)])
+    assert deep_move(first) is not None
+    assert deep_move(Board("codingame")) is None and deep_move(Board("standard")) is None
+
+
+def test_the_deep_lines_follow_the_games_of_two_searches_from_the_empty_board() -> None:
+    """Played out, the lines reach the deepest position they hold: from each, the
+    first player's replies (the grower's own searches) lead to another entry."""
+    lines = _deep_lines()
+    deepest = max(81 - Board.from_position(t).cells.count(None) for t in lines)
+    board = Board("codingame")
+    board.push(read_book()[key(board)])
+    reached = 0
+    while deep_move(board) is not None:
+        reached = 81 - board.cells.count(None)
+        board.push(deep_move(board))
+        replies = [b for b in board.legal_moves if deep_move(_after(board, b)) is not None]
+        if not replies:
+            break
+        board.push(replies[0])
+    assert reached == deepest, (reached, deepest, board.position())
+
+
+def _after(board: Board, move: Move) -> Board:
+    after = board.copy()
+    after.push(move)
+    return after
+
+
+def test_a_deep_lines_position_gets_their_move_and_the_search_searches_on(engines) -> None:
+    """Once the search is ready it plays every move but the deep lines': there the
+    lines' move goes out at the turn's end (on a clock per turn; at once on a bank),
+    the search having searched on after it, so the next turn keeps that tree."""
+    engine = engines("ponders-test:delay=0.3")
+    engine.start()
+    assert engine.wait(30)
+    text, move = next(iter(_deep_lines().items()))
+    board = Board.from_position(text).transform(5)  # a mirrored copy
+    t0 = time.monotonic()
+    result = engine.play(board, Limit(move_ms=3000))
+    waited_ms = (time.monotonic() - t0) * 1000
+    assert result.move == move.transform(5) and result.info["engine"] == "deep lines"
+    assert 3000 - timing.LOADING_MARGIN_MS - 5 <= waited_ms < 8000, waited_ms
+    board.push(result.move)
+    after = board.position()
+    board.push(next(iter(board.legal_moves)))
+    pondered = engine.play(board, Limit(move_ms=50)).info["pondered"]
+    assert pondered[0] == after and pondered[1] >= 1000, pondered
+    t0 = time.monotonic()
+    banked = engine.play(Board.from_position(text), Limit(bank_ms=10000, increment_ms=500))
+    assert banked.move == move and banked.info["engine"] == "deep lines"
+    assert (time.monotonic() - t0) * 1000 < 1000
+
+
 def test_a_request_stops_waiting_once_the_search_must_be_compiled(engines) -> None:
     """A request that came while the search process started waited its whole turn when
     the cache then proved empty (a first answer at 977 ms of CodinGame's 1,000,
@@ -327,6 +407,30 @@ def test_the_book_script_reproduces_the_book() -> None:
     some += [line_key(b) for b in line_positions(read_book())][:: 500]  # and three lines
     assert len(some) == 7
     assert book_entries(only=some) == {k: stored[k] for k in some}
+
+
+def test_the_deep_lines_script_grows_lines_and_goes_on_from_them(tmp_path) -> None:
+    script = Path(__file__).parents[1] / "benchmarks" / "grow_book.py"
+    out = tmp_path / "deep.txt"
+    spec = "mcts:sims=300,seed=2,threads=1"
+
+    def grow(plies: int) -> dict[str, Move]:
+        done = subprocess.run([sys.executable, str(script), "--spec", spec, "--reply-spec",
+                               "mcts:threads=1", "--plies", str(plies), "--out", str(out),
+                               "--jobs", "2"], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert out.read_text().splitlines()[1].endswith(spec)
+        return read_book.__wrapped__(out)
+
+    short = grow(3)
+    marks = sorted(81 - Board.from_position(text).cells.count(None) for text in short)
+    assert marks[0] == 1 and marks[-1] == 3 and set(marks) == {1, 3}
+    for text, move in short.items():
+        board = Board.from_position(text)
+        assert canonical(board) == (text, 0) and move in board.legal_moves
+    longer = grow(5)
+    assert longer.items() >= short.items() and max(
+        81 - Board.from_position(text).cells.count(None) for text in longer) == 5
 
 
 def test_the_book_script_writes_another_book_with_another_search(tmp_path) -> None:

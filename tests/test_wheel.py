@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # what the wheel must carry besides the modules
 DATA = ["ninefold/players/net_default.npz", "ninefold/players/opening_book.txt",
+        "ninefold/players/deep_book.txt",
         "ninefold/proof/open-boards.npz", "ninefold/web/static/index.html",
         "ninefold/web/static/app.js", "ninefold/web/static/style.css",
         "ninefold/platform/recipes.toml", "ninefold/platform/migrations/env.py",

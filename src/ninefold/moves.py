@@ -165,6 +165,16 @@ class Move:
         """The flat action number ``9 * board + cell`` (0-80) used by the kernel and RL."""
         return 9 * self.board + self.cell
 
+    def transform(self, k: int) -> Move:
+        """This move under the board's symmetry `k` (`SYMMETRIES`: 0 is the identity,
+        1-3 quarter turns, 4-7 the same after a mirror).
+
+        >>> str(Move.parse("a1").transform(1)), str(Move.parse("e5").transform(5))
+        ('i1', 'e5')
+        """
+        square = SYMMETRIES[k]
+        return Move(square[self.board], square[self.cell])
+
     @classmethod
     def from_action(cls, action: int) -> Move:
         """The move of an action number, ``9 * board + cell`` (0-80)."""

@@ -56,6 +56,7 @@ from ninefold.moves import (
     LINES,
     MARKS,
     ROWS,
+    SYMMETRIES,
     IllegalMoveError,
     InvalidMoveError,
     InvalidOpeningError,
@@ -264,6 +265,30 @@ class Board:
         other.move_stack = list(self.move_stack)
         other._outcome = self._outcome
         other._undo = list(self._undo)
+        return other
+
+    def transform(self, k: int) -> Board:
+        """A copy under the board's symmetry `k` (`ninefold.moves.SYMMETRIES`), history
+        included: every rule set is symmetric, so it is the same game turned or mirrored.
+
+        >>> board = Board("codingame")
+        >>> board.push(Move.parse("a1"))
+        >>> turned = board.transform(1)
+        >>> turned.position(), [str(m) for m in turned.move_stack]
+        ('codingame 8x/9/9/9/9/9/9/9/9 o 2 .........', ['i1'])
+        >>> turned.transform(3) == board
+        True
+        """
+        square = SYMMETRIES[k]
+        other = self.copy()
+        for b in range(9):
+            other.owners[square[b]] = self.owners[b]
+            for c in range(9):
+                other.cells[9 * square[b] + square[c]] = self.cells[9 * b + c]
+        other.target = None if self.target is None else square[self.target]
+        other.move_stack = [move.transform(k) for move in self.move_stack]
+        other._undo = [_Undo(None if u.target is None else square[u.target], u.owner_before,
+                             u.outcome_before) for u in self._undo]
         return other
 
     # ---- text

@@ -13,10 +13,22 @@ module:
   the other side anything (`line_positions`: 1,283 positions with the shipped
   network), looked up with the rules.
 
+The **deep lines** (``deep_book.txt``, grown by ``benchmarks/grow_book.py``) follow
+CodinGame's games from the empty board where the second player is to move, as
+far as the games stay narrow: each position holds the move of a search of
+`DEEP_SPEC`'s simulations (some thirty turns' worth at CodinGame's 100 ms), and
+the lines branch on the replies the first player's search makes at about a
+turn's simulations (`DEEP_REPLY_SPEC` at each of `DEEP_REPLY_SIMS` under each of
+`DEEP_REPLY_SEEDS`). They are looked up by the position's least text among its
+eight symmetric copies (`canonical`), so one entry answers every turned or
+mirrored copy.
+
 A bot answers with this player while its search is still loading
 (`ninefold.protocols.engine`); it imports no numba. At CodinGame's clock the
 search loads for a second or more while a turn comes every 100 ms or so: the
-lines answer the first turns where the naive player would have.
+lines answer the first turns where the naive player would have, then the deep
+lines. Once the search is ready, the bot plays the deep lines' moves and the
+search's elsewhere.
 
 >>> from ninefold import Board
 >>> BookPlayer().play(Board()).info["reason"]
@@ -31,6 +43,7 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
+from ninefold.moves import SYMMETRIES
 from ninefold.players.naive import NaivePlayer
 from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.players.registry import make_player, register
@@ -43,6 +56,11 @@ SPEC = f"mcts:sims={SIMS},seed={SEED},threads=1"  # the search that made the fir
 LINES_SPEC = "mcts:net=default,sims=100000,seed=1,threads=1"  # ... and the lines
 LINES_RULES = "codingame"  # the lines' rules: a clock per turn, where the search loads late
 LINE_PLIES = 7  # the lines hold positions with 2 to this many moves played
+DEEP_PATH = Path(__file__).with_name("deep_book.txt")
+DEEP_SPEC = "mcts:net=default,sims=2000000,nodes=6000000,seed=1,threads=1"  # the moves
+DEEP_REPLY_SPEC = "mcts:net=default,threads=1"  # ... and the replies they follow, made
+DEEP_REPLY_SIMS = (15_000, 30_000, 45_000)  # at about a turn's simulations at CodinGame's clock
+DEEP_REPLY_SEEDS = (1, 2, 3)  # under each of these seeds
 
 
 def key(board: Board) -> str:
@@ -67,6 +85,55 @@ def book_move(book: Mapping[str, Move], board: Board) -> Move | None:
     """`book`'s legal move for `board` (a line's, else a first move's), or None."""
     move = book.get(line_key(board)) or book.get(key(board))
     return move if move is not None and move in board.legal_moves else None
+
+
+def _inverse(k: int) -> int:
+    square = SYMMETRIES[k]
+    return next(j for j, other in enumerate(SYMMETRIES)
+                if all(other[square[i]] == i for i in range(9)))
+
+
+_INVERSE = tuple(_inverse(k) for k in range(8))  # the symmetry that undoes each
+
+
+def canonical(board: Board) -> tuple[str, int]:
+    """The least position text of `board`'s eight symmetric copies, and the symmetry
+    (`Board.transform`) that gives it: symmetric positions share it.
+
+    >>> a, b = Board("codingame"), Board("codingame")
+    >>> a.push(Move.parse("a1")); b.push(Move.parse("i9"))
+    >>> canonical(a)[0] == canonical(b)[0]
+    True
+    """
+    return min((board.transform(k).position(), k) for k in range(8))
+
+
+def deep_move(board: Board, path: Path = DEEP_PATH) -> Move | None:
+    """The deep lines' legal move for `board` (or for any of its symmetric copies,
+    turned back), or None.
+
+    >>> board = Board("codingame")
+    >>> board.push(Move.parse("e5"))
+    >>> deep_move(board) in board.legal_moves
+    True
+    """
+    book, marks = _deep_book(path)
+    if 81 - board.cells.count(None) > marks:
+        return None
+    text, k = canonical(board)
+    move = book.get(text)
+    if move is None:
+        return None
+    move = move.transform(_INVERSE[k])
+    return move if move in board.legal_moves else None
+
+
+@cache
+def _deep_book(path: Path) -> tuple[dict[str, Move], int]:
+    """The deep lines (position -> move) and the most marks on one of their boards."""
+    book = read_book(path)
+    return book, max((81 - Board.from_position(text).cells.count(None) for text in book),
+                     default=-1)
 
 
 def book_positions() -> Iterator[Board]:
@@ -160,7 +227,9 @@ class BookPlayer(Player):
         return self._book_move(board) is not None
 
     def _book_move(self, board: Board) -> Move | None:
-        return book_move(read_book(), board)
+        # the lines first: while a bot's search loads they keep both sides in the book
+        # whatever the other side plays; symmetric copies lead on into the deep lines
+        return book_move(read_book(), board) or deep_move(board)
 
     def _choose(self, board: Board, limit: Limit) -> PlayResult:
         move = self._book_move(board)

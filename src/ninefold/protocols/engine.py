@@ -27,8 +27,10 @@ turn, it searches on after the book's move until the turn's wait would have
 ended, and the answer waits for it: the next turns keep that tree (at
 CodinGame's first turn, about 0.5 s of search otherwise lost). It does not wait while the child
 compiles (an empty cache, about 20 s: nothing is gained by waiting). Once the
-search is ready it plays every later move; if its process ends, the fallback
-plays on.
+search is ready it plays every later move but those of the deep lines
+(`ninefold.players.book.deep_move`: CodinGame's openings where the second player
+is to move, each with the move of a search some thirty turns long), after which
+it searches on for the turn as above; if its process ends, the fallback plays on.
 
 The engine is a `search_process.Relay`: it hands on when a request came
 (`play_since`), and the search's process takes the time spent since off the
@@ -51,11 +53,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 from ninefold import timing
-from ninefold.players.book import BookPlayer
+from ninefold.players.book import BookPlayer, deep_move
 from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.protocols.child import COMMAND, ChildGone
 from ninefold.protocols.search_process import Relay, SearchProcess
-from ninefold.rules import Board, Rules
+from ninefold.rules import Board, Move, Rules
 
 
 class Engine(Relay):
@@ -155,6 +157,9 @@ class Engine(Relay):
     def play_since(self, board: Board, limit: Limit, since: float) -> PlayResult:
         """The search's move (`limit` counted from `since`, a `time.monotonic()` value,
         taken off in the search's process), or the fallback's."""
+        deep = deep_move(board) if self.player is not None else None
+        if deep is not None:
+            return self._deep(deep, board, limit, since)
         loading = None  # a request that came while the search loaded: the fallback's answer,
         book = False    # made before waiting, and whether the book gave it
         until = since   # when the turn's wait for the search ends
@@ -177,6 +182,16 @@ class Engine(Relay):
             self._search_on(self.player, board, result, until)
         # the search's process ended, or the request came while it loaded
         result.info["engine"] = "fallback" if self.ready and not book else "loading"
+        return result
+
+    def _deep(self, move: Move, board: Board, limit: Limit, since: float) -> PlayResult:
+        """The deep lines' move, the search ready: on a clock per turn the search searches
+        on after it for the turn (a turn's time is lost if unused); on a bank it comes
+        at once."""
+        result = PlayResult(move, {"reason": "book", "engine": "deep lines"})
+        if limit.bank_ms is None and self.player is not None:
+            until = since + (_think_ms(board, limit) - timing.LOADING_MARGIN_MS) / 1000.0
+            self._search_on(self.player, board, result, until)
         return result
 
     @staticmethod
