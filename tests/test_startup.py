@@ -26,7 +26,7 @@ import search_players
 
 from ninefold import timing
 from ninefold.arena.referee import Seat, play_game
-from ninefold.players import Limit, make_player
+from ninefold.players import Limit, book, make_player
 from ninefold.players.book import (
     BOOK_PATH,
     DEEP_PATH,
@@ -318,6 +318,18 @@ def _after(board: Board, move: Move) -> Board:
     after = board.copy()
     after.push(move)
     return after
+
+
+def test_the_engine_reads_the_deep_lines_when_made_not_on_a_turn(engines) -> None:
+    """Read at the first lookup, they took 20 ms on a quiet machine and more on a busy
+    one, in the turn after the first one the search played: five games lost on time
+    at that turn in 400 at CodinGame's clock. The engine reads them when made."""
+    book._deep_book.cache_clear()
+    engines("ponders-test:delay=0.3")
+    assert book._deep_book.cache_info().currsize == 1
+    t0 = time.perf_counter()
+    board = Board.from_position(next(iter(_deep_lines())))
+    assert deep_move(board) is not None and time.perf_counter() - t0 < 0.5
 
 
 def test_a_deep_lines_position_gets_their_move_and_the_search_searches_on(engines) -> None:

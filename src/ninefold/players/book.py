@@ -130,10 +130,16 @@ def deep_move(board: Board, path: Path = DEEP_PATH) -> Move | None:
 
 @cache
 def _deep_book(path: Path) -> tuple[dict[str, Move], int]:
-    """The deep lines (position -> move) and the most marks on one of their boards."""
+    """The deep lines (position -> move) and the most marks on one of their boards
+    (counted in the text: a bot reads them between two turns, in about a millisecond)."""
     book = read_book(path)
-    return book, max((81 - Board.from_position(text).cells.count(None) for text in book),
-                     default=-1)
+    grids = (text.split()[1] for text in book)
+    return book, max((grid.count("x") + grid.count("o") for grid in grids), default=-1)
+
+
+def load_deep_lines(path: Path = DEEP_PATH) -> int:
+    """Read the deep lines now (else the first lookup does, on a turn's clock); how many."""
+    return len(_deep_book(path)[0])
 
 
 def book_positions() -> Iterator[Board]:

@@ -53,7 +53,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 from ninefold import timing
-from ninefold.players.book import BookPlayer, deep_move
+from ninefold.players.book import BookPlayer, deep_move, load_deep_lines
 from ninefold.players.player import Limit, Player, PlayResult
 from ninefold.protocols.child import COMMAND, ChildGone
 from ninefold.protocols.search_process import Relay, SearchProcess
@@ -74,6 +74,7 @@ class Engine(Relay):
         self.rules = Rules.parse(rules)
         self.fallback = fallback or _fallback(log)
         self.quick = BookPlayer()  # the book, then naive: under 1.3 ms (`Runner.rescue`)
+        load_deep_lines()  # now, not at the first lookup: 20-80 ms there lost turns on time
         self.log = log
         self.on_error = on_error
         self.search = SearchProcess(spec, self.rules, tuple(command), defaults)
