@@ -16,7 +16,7 @@ module:
 The **deep lines** (``deep_book.txt``, grown by ``benchmarks/grow_book.py``) follow
 CodinGame's games from the empty board where the second player is to move, as
 far as the games stay narrow: each position holds the move of a search of
-`DEEP_SPEC`'s simulations (some thirty turns' worth at CodinGame's 100 ms), and
+`DEEP_SPEC`'s simulations (some seventy turns' worth at CodinGame's 100 ms), and
 the lines branch on the replies the first player's search makes at about a
 turn's simulations (`DEEP_REPLY_SPEC` at each of `DEEP_REPLY_SIMS` under each of
 `DEEP_REPLY_SEEDS`). They are looked up by the position's least text among its

@@ -29,7 +29,7 @@ CodinGame's first turn, about 0.5 s of search otherwise lost). It does not wait 
 compiles (an empty cache, about 20 s: nothing is gained by waiting). Once the
 search is ready it plays every later move but those of the deep lines
 (`ninefold.players.book.deep_move`: CodinGame's openings where the second player
-is to move, each with the move of a search some thirty turns long), after which
+is to move, each with the move of a search some seventy turns long), after which
 it searches on for the turn as above; if its process ends, the fallback plays on.
 
 The engine is a `search_process.Relay`: it hands on when a request came
