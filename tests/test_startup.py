@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import io
+import json
 import os
 import queue
 import random
@@ -443,6 +444,53 @@ def test_the_deep_lines_script_grows_lines_and_goes_on_from_them(tmp_path) -> No
     longer = grow(5)
     assert longer.items() >= short.items() and max(
         81 - Board.from_position(text).cells.count(None) for text in longer) == 5
+
+
+def test_the_deep_lines_script_follows_the_replies_met_in_games(tmp_path) -> None:
+    """`--games`: where recorded games left the lines (a first player's reply the
+    search did not make, met in at least `--min-games` games), the lines go on from
+    there; a reply met once does not count, and a file that cannot be read is one line."""
+    script = Path(__file__).parents[1] / "benchmarks" / "grow_book.py"
+    out = tmp_path / "deep.txt"
+
+    def grow(*more: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(script), "--spec",
+                               "mcts:sims=300,seed=2,threads=1", "--reply-spec",
+                               "mcts:threads=1", "--plies", "3", "--out", str(out), *more],
+                              capture_output=True, text=True, timeout=300)
+
+    assert grow().returncode == 0
+    lines = read_book.__wrapped__(out)
+    first = Board("codingame")
+    first.push(Move.parse("e5"))
+    text, k = canonical(first)
+    board = first.transform(k)  # the copy the lines' move is for
+    board.push(lines[text])
+    unknown = [m for m in board.legal_moves
+               if canonical(_pushed(board, m))[0] not in lines]
+    often, once = _pushed(board, unknown[0]), _pushed(board, unknown[-1])
+    games = tmp_path / "games.jsonl"
+    games.write_text("\n".join(['{"match": {"rules": "codingame"}}'] + [
+        json.dumps({"game": i, "moves": [str(m) for m in b.move_stack]})
+        for i, b in enumerate([often, often, once])]) + "\n")
+    done = grow("--games", str(games))
+    assert done.returncode == 0, done.stderr[-2000:]
+    grown = read_book.__wrapped__(out)
+    assert grown.items() >= lines.items()
+    assert set(grown) - set(lines) == {canonical(often)[0]}
+    assert grown[canonical(often)[0]] in Board.from_position(canonical(often)[0]).legal_moves
+    assert "games.jsonl" in out.read_text().splitlines()[3]
+    games.write_text('{"match": {"rules": "codingame"}}\n{"game": 1, "moves": ["e5", "z9"]}\n')
+    bad = grow("--games", str(games))
+    said = " ".join(bad.stderr.replace("│", " ").split())  # as typer boxes it
+    assert bad.returncode == 2 and "games.jsonl line 2: cannot read move 'z9'" in said
+    assert "Traceback" not in bad.stderr and read_book.__wrapped__(out) == grown
+
+
+def _pushed(board: Board, move: Move) -> Board:
+    after = board.copy()
+    after.push(move)
+    return after
 
 
 def test_the_book_script_writes_another_book_with_another_search(tmp_path) -> None:
