@@ -177,12 +177,11 @@ def main(
     if there != made_by:
         raise typer.BadParameter(f"{out} holds lines grown by other searches ({'; '.join(there)}):"
                                  " grow them with those, or write elsewhere", param_hint="--out")
-    try:
-        met_replies(games or [], plies)  # a file that cannot be read fails here, at once
+    t0 = time.monotonic()
+    try:  # the games are read first: a file that cannot be read fails before any search
+        known = grow(out, spec, reply_spec, plies, jobs, games or [], min_games)
     except StoredGamesError as exc:
         raise typer.BadParameter(str(exc), param_hint="--games") from None
-    t0 = time.monotonic()
-    known = grow(out, spec, reply_spec, plies, jobs, games or [], min_games)
     print(f"{len(known)} positions in {out} ({time.monotonic() - t0:.0f} s)")
 
 
