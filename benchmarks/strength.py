@@ -307,18 +307,23 @@ def _colour_line(scores: list[float]) -> str:
             f"[{elo(lo):+.0f}, {elo(hi):+.0f}]")
 
 
-def summarize(results: list[GameResult], cfg: Config) -> str:
-    n = len(results)
-    wins = sum(r.score_a == 1 for r in results)
-    draws = sum(r.score_a == 0.5 for r in results)
-    losses = n - wins - draws
-    score = sum(r.score_a for r in results) / n
-    # paired standard error: the two games of an opening are one observation
+def paired_score(results: list[GameResult]) -> tuple[float, float]:
+    """A's mean score and its standard error, the two games of a pair (games 2k and
+    2k+1: one opening, or one colour-swapped pair) taken as one observation."""
     pairs: dict[int, list[float]] = {}
     for i, r in enumerate(results):
         pairs.setdefault(i // 2, []).append(r.score_a)
     per_pair = [sum(v) / len(v) for v in pairs.values()]
     se = statistics.stdev(per_pair) / math.sqrt(len(per_pair)) if len(per_pair) > 1 else 0.5
+    return sum(r.score_a for r in results) / len(results), se
+
+
+def summarize(results: list[GameResult], cfg: Config) -> str:
+    n = len(results)
+    wins = sum(r.score_a == 1 for r in results)
+    draws = sum(r.score_a == 0.5 for r in results)
+    losses = n - wins - draws
+    score, se = paired_score(results)
     lo, hi = score - 1.96 * se, score + 1.96 * se
     if cfg.protocol:
         shown = cfg.time_control(cfg.shown_side)
@@ -338,7 +343,7 @@ def summarize(results: list[GameResult], cfg: Config) -> str:
     openings = "colour-swapped pairs" if cfg.protocol == "codingame" else "paired openings"
     lines = [
         f"{cfg.spec_a} vs {cfg.spec_b}  ({cfg.rules}, {clock}, {n} games, "
-        f"{len(per_pair)} {openings})",
+        f"{(n + 1) // 2} {openings})",
         f"A: +{wins} ={draws} -{losses}   score {100 * score:.1f}% "
         f"[{100 * max(lo, 0):.1f}%, {100 * min(hi, 1):.1f}%]",
         f"Elo A-B: {elo(score):+.0f}  95% CI [{elo(lo):+.0f}, {elo(hi):+.0f}]",

@@ -22,6 +22,7 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import botgames  # noqa: E402
+import compare_runs  # noqa: E402
 import openspiel_mcts  # noqa: E402
 
 from ninefold.arena.referee import GameResult, Seat, play_game  # noqa: E402
@@ -36,7 +37,7 @@ def run(script: str, *args: str, timeout: float = 300,
                           env=dict(os.environ, COLUMNS="200", **(env or {})))
 
 
-@pytest.mark.parametrize("module", [botgames, openspiel_mcts])
+@pytest.mark.parametrize("module", [botgames, compare_runs, openspiel_mcts])
 def test_doctests(module):
     assert doctest.testmod(module).failed == 0
 
@@ -287,6 +288,34 @@ def test_strength_refuses_bad_options_in_one_line(args, words):
     done = run("strength.py", *args)
     assert done.returncode == 2 and words in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_runs_compares_runs_of_one_match_and_refuses_another_in_one_line(tmp_path):
+    args = ("random", "random:seed=2", "--ms", "5", "--games", "6")
+    files = [tmp_path / f"run{seed}.jsonl" for seed in (1, 2)]
+    for seed, path in zip((1, 2), files, strict=True):
+        done = run("strength.py", *args, "--seed", str(seed), "--save", str(path))
+        assert done.returncode == 0, done.stderr
+    done = run("compare_runs.py", *map(str, files))
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith(("1 run", "2 run"))]
+    assert len(rows) == 2 and all(" 6 " in row for row in rows), done.stdout
+    assert "the runs' seeds differ: 1, 2" in done.stdout
+    assert "Cochran's Q" in done.stdout and "random effects" in done.stdout
+    assert "A as O by run: " in done.stdout
+    one = run("compare_runs.py", str(files[0]))
+    assert one.returncode == 0 and "one run: nothing to compare it with" in one.stdout
+    other = tmp_path / "other.jsonl"
+    done = run("strength.py", "random", "random:seed=3", "--ms", "5", "--games", "2",
+               "--save", str(other))
+    assert done.returncode == 0, done.stderr
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("not a record\n")
+    for bad, words in ((other, "holds another match than"), (garbage, "not a file of games"),
+                       (tmp_path / "none.jsonl", "cannot read it")):
+        done = run("compare_runs.py", str(files[0]), str(bad))
+        assert done.returncode == 2 and words in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
 
 
 def test_strength_saves_its_games_and_goes_on_where_it_stopped(tmp_path):
