@@ -9,12 +9,21 @@ for O stayed below a threshold to the end of each game O lost.
 
 The network's value is its own, without search: a rough phase marker, cheap
 enough for every position of every game.
+
+With ``--solve N`` it also walks each game O lost back from its end with df-pn
+(`ninefold.proof`, every move tried, at most N expansions a position): the ply of
+O's move that let a held position go (the last position with O to move from which
+X has no forced win, the next one proved lost), and what the disproof cost; a
+game whose walk runs out of budget first counts as beyond the solver's reach. It
+says how many losses an exact solver near the end could have saved, and at what
+cost a turn (df-pn expands about 300,000 positions a second here).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -22,6 +31,7 @@ import numpy as np
 
 from ninefold.kernel import from_board
 from ninefold.players.net import Scratch, evaluate, load_net
+from ninefold.proof.search import NotProved, _Search
 from ninefold.rules import Board
 
 
@@ -30,6 +40,10 @@ def main() -> None:
     parser.add_argument("saved", type=Path, help="a file of games from strength.py --save")
     parser.add_argument("--below", type=float, default=0.3,
                         help="the value for O under which a lost game counts as gone")
+    parser.add_argument("--solve", type=int, default=0, metavar="N",
+                        help="walk O's lost games back with df-pn, N expansions a position")
+    parser.add_argument("--walk", type=int, default=None, metavar="K",
+                        help="with --solve: walk only the first K lost games (a few seconds each)")
     args = parser.parse_args()
     try:
         lines = args.saved.read_text().splitlines()
@@ -74,6 +88,66 @@ def main() -> None:
     print("O's score by the first two moves:")
     for start, scores in sorted(by_start.items(), key=lambda kv: -len(kv[1])):
         print(f"  {start}: {len(scores)} games, O {100 * sum(scores) / len(scores):.0f}%")
+    if args.solve:
+        lost_games = [g["moves"] for g in saved if not g.get("forfeit")
+                      and (g["score_a"] if not g["a_is_x"] else 1.0 - g["score_a"]) == 0]
+        report_holds(lost_games[:args.walk], rules, args.solve)
+
+
+def last_hold(moves: list[str], rules: str, budget: int) -> tuple[str, int, int]:
+    """Walk a game O lost back from its end with df-pn: ("let go", ply, expansions) for
+    O's move at `ply` that let a held position go (the disproof of X's win there took
+    `expansions`), ("beyond reach", ply, budget) where a position before it was out of
+    budget, ("lost throughout", 0, 0) if X's win is proved at every O position."""
+    board = Board(rules)
+    at_o: list[tuple[int, np.ndarray]] = []  # (the ply of O's move, the state before it)
+    for ply, move in enumerate(moves, start=1):
+        if board.is_game_over():
+            break
+        if board.turn.name == "O":
+            at_o.append((ply, from_board(board)))
+        board.push_text(move)
+    search = _Search(board.rules.flags, "none", None, budget, 81, 22)
+    for ply, state in reversed(at_o):
+        search.expansions = 0  # the budget is a position's
+        try:
+            x_wins = search.solve(state)
+        except NotProved:
+            return "beyond reach", ply, budget
+        if not x_wins:
+            return "let go", ply, search.expansions
+    return "lost throughout", 0, 0
+
+
+def report_holds(games: list[list[str]], rules: str, budget: int) -> None:
+    """Print where O's lost games were let go, by `last_hold`."""
+    kinds: Counter[str] = Counter()
+    let_go: Counter[int] = Counter()
+    reach: Counter[int] = Counter()
+    cost: list[int] = []
+    for n, moves in enumerate(games, start=1):
+        kind, ply, spent = last_hold(moves, rules, budget)
+        kinds[kind] += 1
+        if kind == "let go":
+            let_go[(ply - 1) // 10 * 10 + 1] += 1
+            cost.append(spent)
+        elif kind == "beyond reach":
+            reach[(ply - 1) // 10 * 10 + 1] += 1
+        print(f"\r  df-pn: {n} of {len(games)} lost games walked", end="", file=sys.stderr,
+              flush=True)
+    print(f"\nO's {len(games)} lost games (not on time), walked back with df-pn "
+          f"({budget:,} expansions a position): {kinds['let go']} let a held position go, "
+          f"{kinds['beyond reach']} were beyond reach first, {kinds['lost throughout']} "
+          "lost throughout")
+    for first in sorted(let_go):
+        print(f"  let go at plies {first}-{first + 9}: {let_go[first]}")
+    for first in sorted(reach):
+        print(f"  beyond reach at plies {first}-{first + 9}: {reach[first]}")
+    if cost:
+        cost.sort()
+        for limit in sorted({30_000, 300_000, budget}):
+            print(f"  held positions disproved within {limit:,} expansions: "
+                  f"{sum(c <= limit for c in cost)} of {len(cost)}")
 
 
 if __name__ == "__main__":

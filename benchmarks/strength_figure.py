@@ -60,6 +60,12 @@ MATCHES = [
           "fast-network.md, Third session (records/codingame_default_vs_openspiel.jsonl)",
           "strength.py @ openspiel --subprocess --protocol codingame --ms 100 --games 200 "
           "--jobs 1 --seed 110"),
+    Match("ninefold of 2026-11-29, before the deep lines",
+          "CodinGame's clock, both bots as processes, three runs", 181, 69, 152, "85.6%",
+          "21.6%", (23.0, 2.0, 44.0),
+          "fast-network.md, Sixth session (records/codingame_default_vs_5f11706_run*.jsonl)",
+          "strength.py mcts:net=default mcts:net=default@5f11706 --subprocess --games 134 "
+          "--jobs 2 --first-move-ms 3000 --settle-ms 3000, three times; compare_runs.py"),
     Match("ninefold of 2026-11-25", "CodinGame's clock, both bots as processes",
           141, 18, 41, "98.5%", "51.5%", (191.0, 152.0, 235.0),
           "network-rounds.md, A third round under every preset",

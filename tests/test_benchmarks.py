@@ -27,7 +27,7 @@ import openspiel_mcts  # noqa: E402
 
 from ninefold.arena.referee import GameResult, Seat, play_game  # noqa: E402
 from ninefold.protocols import TimeControl  # noqa: E402
-from ninefold.rules import Mark, Outcome, Rules, Termination  # noqa: E402
+from ninefold.rules import Board, Mark, Outcome, Rules, Termination  # noqa: E402
 
 
 def run(script: str, *args: str, timeout: float = 300,
@@ -358,6 +358,30 @@ def test_o_losses_reads_saved_games_and_counts_o_s_score(tmp_path):
     bad = run("o_losses.py", str(saved))
     assert bad.returncode == 2 and "not a file of games saved by strength.py" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_o_losses_walks_a_lost_game_back_to_the_move_that_let_a_hold_go():
+    import o_losses
+
+    from ninefold.kernel import from_board
+    from ninefold.proof.search import _Search
+
+    record = BENCH.parent / "records" / "codingame_deepgames_vs_3b01d42.jsonl"
+    game = json.loads(record.read_text().splitlines()[1 + 79])  # O lost it
+    assert (game["score_a"] if not game["a_is_x"] else 1 - game["score_a"]) == 0
+    moves = game["moves"]
+    assert o_losses.last_hold(moves, "codingame", 300_000) == ("let go", 38, 36_799)
+    assert o_losses.last_hold(moves, "codingame", 30_000) == ("beyond reach", 38, 30_000)
+
+    def x_wins(plies: int) -> bool:  # the position after `plies` moves, O to move
+        board = Board("codingame")
+        for move in moves[:plies]:
+            board.push_text(move)
+        assert board.turn is Mark.O
+        return _Search(board.rules.flags, "none", None, 1_000_000, 81, 20).solve(
+            from_board(board))
+
+    assert not x_wins(37) and x_wins(39)  # O's 38th move of the game let the hold go
 
 
 def test_web_load_runs_tiny_and_survives_its_kill():
