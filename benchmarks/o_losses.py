@@ -31,7 +31,7 @@ import numpy as np
 
 from ninefold.kernel import from_board
 from ninefold.players.net import Scratch, evaluate, load_net
-from ninefold.proof.search import NotProved, _Search
+from ninefold.proof.search import NotProved, Solver
 from ninefold.rules import Board
 
 
@@ -100,22 +100,21 @@ def last_hold(moves: list[str], rules: str, budget: int) -> tuple[str, int, int]
     `expansions`), ("beyond reach", ply, budget) where a position before it was out of
     budget, ("lost throughout", 0, 0) if X's win is proved at every O position."""
     board = Board(rules)
-    at_o: list[tuple[int, np.ndarray]] = []  # (the ply of O's move, the state before it)
+    at_o: list[tuple[int, Board]] = []  # (the ply of O's move, the position before it)
     for ply, move in enumerate(moves, start=1):
         if board.is_game_over():
             break
         if board.turn.name == "O":
-            at_o.append((ply, from_board(board)))
+            at_o.append((ply, board.copy()))
         board.push_text(move)
-    search = _Search(board.rules.flags, "none", None, budget, 81, 22)
-    for ply, state in reversed(at_o):
-        search.expansions = 0  # the budget is a position's
+    solver = Solver(board.rules, budget)
+    for ply, before in reversed(at_o):
         try:
-            x_wins = search.solve(state)
+            x_wins = solver.x_wins(before)
         except NotProved:
             return "beyond reach", ply, budget
         if not x_wins:
-            return "let go", ply, search.expansions
+            return "let go", ply, solver.expansions
     return "lost throughout", 0, 0
 
 

@@ -363,8 +363,7 @@ def test_o_losses_reads_saved_games_and_counts_o_s_score(tmp_path):
 def test_o_losses_walks_a_lost_game_back_to_the_move_that_let_a_hold_go():
     import o_losses
 
-    from ninefold.kernel import from_board
-    from ninefold.proof.search import _Search
+    from ninefold.proof.search import Solver
 
     record = BENCH.parent / "records" / "codingame_deepgames_vs_3b01d42.jsonl"
     game = json.loads(record.read_text().splitlines()[1 + 79])  # O lost it
@@ -378,8 +377,7 @@ def test_o_losses_walks_a_lost_game_back_to_the_move_that_let_a_hold_go():
         for move in moves[:plies]:
             board.push_text(move)
         assert board.turn is Mark.O
-        return _Search(board.rules.flags, "none", None, 1_000_000, 81, 20).solve(
-            from_board(board))
+        return Solver(board.rules, 1_000_000, table_bits=20).x_wins(board)
 
     assert not x_wins(37) and x_wins(39)  # O's 38th move of the game let the hold go
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from ninefold import kernel
 from ninefold.proof import dfpn
-from ninefold.rules import Board, Move, X
+from ninefold.rules import Board, Move, Rules, X
 
 GUIDES = {"paper": dfpn.GUIDE_PAPER, "diagonal": dfpn.GUIDE_DIAGONAL, "none": dfpn.GUIDE_NONE,
           "safe": dfpn.GUIDE_SAFE, "refill": dfpn.GUIDE_REFILL}
@@ -136,6 +136,33 @@ class _Search:
                 after.push(reply)
                 pending.append(after)
         return moves
+
+
+class Solver:
+    """Whether X can force a win, asked of positions of one game, with either side to
+    move: df-pn trying every move, each question within `max_expansions` expansions,
+    the positions sharing one table (a position asked after a nearby one costs less).
+    `expansions` is what the last question cost.
+
+    >>> board = Board.from_position("open-boards x1xx1xoox/o1ox1xxo1/oxoxxxx1o/"
+    ...     "1o1xo1xoo/x1ooxo1xx/oox2xoxo/oo2oooox/xox1xooox/2x1oxxxo x 3 .xo.x...o")
+    >>> solver = Solver(board.rules, max_expansions=100_000, table_bits=16)
+    >>> solver.x_wins(board), solver.expansions > 0
+    (True, True)
+    """
+
+    def __init__(self, rules: Rules, max_expansions: int, table_bits: int = 22) -> None:
+        self._search = _Search(rules.flags, "none", None, max_expansions, 81, table_bits)
+        self.expansions = 0
+
+    def x_wins(self, board: Board) -> bool:
+        """True if X can force a win from `board`, False if it cannot (O holds at least a
+        draw); `NotProved` when the budget runs out first."""
+        self._search.expansions = 0
+        try:
+            return self._search.solve(kernel.from_board(board))
+        finally:
+            self.expansions = self._search.expansions
 
 
 def prove(board: Board, guide: str = "paper", *, progress: Progress | None = None,
