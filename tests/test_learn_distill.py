@@ -40,6 +40,17 @@ def test_distillation_runs_end_to_end_and_goes_on_where_it_stopped(tmp_path):
     assert all((out / f"data_{k}.npz").read_bytes() == data[k] for k in (0, 1))
 
 
+def test_distillation_data_only_keeps_the_self_play_and_trains_nothing(tmp_path):
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "ninefold.learn.distill", "--out", str(out),
+                           "--games", "3", "--chunk", "2", "--sims", "8", "--seed", "5",
+                           "--data-only"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(p.name for p in out.iterdir()) == ["data_0.npz", "data_1.npz"]
+    assert done.stdout.strip() == str(out)
+    assert "--data-only: no student" in done.stderr and "training" not in done.stderr
+
+
 # Each case is a process that loads numba and PyTorch: `make test` runs one or two of a
 # kind, `make test-all` and CI every one (SLOW).
 SLOW = pytest.mark.slow

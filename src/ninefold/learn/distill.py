@@ -33,6 +33,9 @@ mix of presets `ninefold.learn.selfplay` uses, one game in ten from the empty
 board): ``--rules codingame --empty-share 0.75`` aims a round at CodinGame's
 games, where the second player's first moves decide most.
 ``--device cuda`` trains on a GPU, as ``python -m ninefold.learn`` does.
+``--data-only`` stops after the self-play files: positions for another
+learner, such as the fast network's (`ninefold.learn.fastnet`), without
+PyTorch.
 ``--start FILE`` trains on from that network's weights instead of random ones
 (its shape is the student's; ``--lr`` sets the peak learning rate, lower
 for a network that only needs to move a little): a new round of the shipped
@@ -102,6 +105,7 @@ class Course:
     device: str = "cpu"  # where PyTorch trains
     rules: str = ""  # the self-play games' rules preset ("": selfplay's mix)
     empty_share: float = EMPTY_SHARE  # self-play games from the empty board
+    data_only: bool = False  # stop after the self-play files: no student, no match
 
     def openings(self) -> Openings:
         """Where the self-play games start."""
@@ -129,9 +133,8 @@ def say(text: str) -> None:
 
 
 def distill(course: Course, out: Path, command: str) -> Path:
-    """Run `course` into `out`; returns the student's file."""
-    import torch
-
+    """Run `course` into `out`; returns the student's file (`out` itself with
+    `course.data_only`: the self-play files alone)."""
     from ninefold.arena.ratings import match_elo
     from ninefold.learn import selfplay
     from ninefold.learn.rounds import training_device
@@ -168,6 +171,11 @@ def distill(course: Course, out: Path, command: str) -> Path:
                 selfplay.generate(games, course.cheap_sims, teacher, course.seed + 2000 + 1000 * k,
                                   tasks, selfplay.print_progress,
                                   openings=course.openings()).save(path)
+        if course.data_only:
+            say(f"self-play positions in {out}; --data-only: no student, no match")
+            return out
+        import torch
+
         parts = [*(Positions.load(Path(p)) for p in course.data),
                  *(Positions.load(p) for p in [*cheap_files, *files])]
         last = parts[-1]
@@ -295,6 +303,9 @@ def main(
                               "this rules preset (default: self-play's mix of presets)."),
     empty_share: float = typer.Option(Course.empty_share, min=0.0, max=1.0,
                                       help="The share of self-play games from the empty board."),
+    data_only: bool = typer.Option(False, "--data-only", help=(
+        "Stop after the teacher's self-play: its positions for another learner (the fast "
+        "network's `python -m ninefold.learn.fastnet`), no student, no match; no PyTorch.")),
 ) -> None:
     """Teach a smaller network with the teacher's self-play.
 
@@ -307,7 +318,7 @@ def main(
                     teacher_mix=teacher_mix, student_mix=student_mix, epochs=epochs, lr=lr,
                     gate_pairs=gate_pairs, gate_sims=gate_sims, seed=seed, workers=workers,
                     data=tuple(str(p) for p in data or ()), device=device, start=start,
-                    rules=rules, empty_share=empty_share)
+                    rules=rules, empty_share=empty_share, data_only=data_only)
     try:
         course.openings()  # Openings.only says what is wrong with --rules
     except ValueError as exc:
@@ -319,10 +330,11 @@ def main(
         problem = positions_problem(path)
         if problem:
             raise typer.BadParameter(f"{str(path)!r}: {problem}", param_hint="--data")
-    need_torch(ctx)
-    from ninefold.learn.rounds import device_option
+    if not data_only:
+        need_torch(ctx)
+        from ninefold.learn.rounds import device_option
 
-    device_option(device)
+        device_option(device)
     try:
         load_net(teacher)  # a missing or damaged teacher is said in one line, before any work
     except NetError as exc:
