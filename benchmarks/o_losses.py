@@ -61,7 +61,7 @@ def main() -> None:
     games = lost = 0
     for game in saved:
         games += 1
-        o_score = game["score_a"] if not game["a_is_x"] else 1.0 - game["score_a"]
+        o_score = score_of_o(game)
         by_start[" ".join(game["moves"][:2])].append(o_score)
         if o_score > 0:
             continue
@@ -90,8 +90,13 @@ def main() -> None:
         print(f"  {start}: {len(scores)} games, O {100 * sum(scores) / len(scores):.0f}%")
     if args.solve:
         lost_games = [g["moves"] for g in saved if not g.get("forfeit")
-                      and (g["score_a"] if not g["a_is_x"] else 1.0 - g["score_a"]) == 0]
+                      and score_of_o(g) == 0]
         report_holds(lost_games[:args.walk], rules, args.solve)
+
+
+def score_of_o(game: dict) -> float:
+    """O's score in a saved game (A's score is the record's)."""
+    return game["score_a"] if not game["a_is_x"] else 1.0 - game["score_a"]
 
 
 def last_hold(moves: list[str], rules: str, budget: int) -> tuple[str, int, int]:
