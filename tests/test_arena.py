@@ -365,7 +365,10 @@ def test_settled_bots_get_their_first_request_that_long_after_they_start(tmp_pat
     turn; both bots wait at least that long, on no clock, and the game is played whole.
     The bot counts from its process's fork (botlib.process_age), as the referee does from
     the spawn: counted from the bot's own imports, a loaded machine read 0.546 s."""
-    x, o = bot("codingame", "stamp", name="x"), bot("riddles", "stamp", name="o")
+    # a second a turn: the game is played whole, not lost on a stall of a loaded machine
+    x = Seat.parse(f"{PY} {BOTS / 'codingame_bot.py'} stamp", "codingame", tc="turn=1000",
+                   name="x")
+    o = bot("riddles", "stamp", name="o")
     result = play_game(x, o, rules="codingame", settle_ms=600, log_dir=tmp_path,
                        key=GameKey("x", "o", 0, 0))
     assert result.outcome.termination in (Termination.LINE, Termination.BOARD_COUNT,

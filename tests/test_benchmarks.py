@@ -153,17 +153,22 @@ def test_bot_clock_refuses_an_unknown_protocol():
 
 
 def test_strength_subprocess_against_openspiel(tmp_path):
-    # 200 ms a turn: at 50 ms, a bot whose search still loads beside the other bot lost on
-    # time at its second turn now and then, before its log could say "engine ready"
+    # The bots start 5 s before each game (--settle-ms), so A's search is loaded before its
+    # first turn however busy the machine: without it, a search still loading beside three
+    # other test workers lost on time at its second or third turn, before its log could say
+    # "engine ready" (a fresh-clone CI run, 2026-12-03)
     done = run("strength.py", "mcts:ms=5", "openspiel", "--subprocess", "--games", "2",
-               "--ms", "200", "--first-move-ms", "5000", "--logs", str(tmp_path))
+               "--ms", "200", "--first-move-ms", "5000", "--settle-ms", "5000",
+               "--logs", str(tmp_path))
     assert done.returncode == 0, done.stderr
-    assert "bot processes speaking codingame, turn=200,first=1000, 2 games" in done.stdout
+    assert ("bot processes speaking codingame, turn=200,first=1000; bots settled 5000 ms "
+            "before the first request, 2 games") in done.stdout
     assert "lost on time: A" in done.stdout and "A (mcts:ms=5): time a turn" in done.stdout
     assert "a sleeping process" in done.stdout  # the machine's stalls, beside the time losses
     logs = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.log"))
     assert logs == ["A-O/A_B_0_1.log", "A-X/A_B_0_0.log", "B-O/A_B_0_0.log", "B-X/A_B_0_1.log"]
-    assert "engine ready" in (tmp_path / "A-X" / "A_B_0_0.log").read_text()
+    for log in ("A-X/A_B_0_0.log", "A-O/A_B_0_1.log"):  # loaded before its first turn
+        assert (tmp_path / log).read_text().startswith("ninefold: engine ready after"), log
 
 
 def test_strength_subprocess_bank_mode_reports_banks(tmp_path):

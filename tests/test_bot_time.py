@@ -81,21 +81,23 @@ def _first_limit(protocol: str, settings: list[str], request: list[str],
     begun to wait for them."""
     player = Noting()
     read_fd, write_fd = os.pipe()
-    with os.fdopen(read_fd) as inp, os.fdopen(write_fd, "w") as out:
-        r = runner(protocol, player, inp=inp, out=io.StringIO(), log=io.StringIO())
-        r.started -= 2.0  # as if the process had started two seconds before
-        out.write("".join(f"{line}\n" for line in settings + (request if request_first
-                                                                 else [])))
-        out.flush()
-        thread = threading.Thread(target=r.run)
-        thread.start()
-        time.sleep(0.4)
-        if not request_first:
-            out.write("".join(f"{line}\n" for line in request))
+    with os.fdopen(read_fd) as inp:
+        with os.fdopen(write_fd, "w") as out:
+            r = runner(protocol, player, inp=inp, out=io.StringIO(), log=io.StringIO())
+            r.started -= 2.0  # as if the process had started two seconds before
+            out.write("".join(f"{line}\n" for line in settings + (request if request_first
+                                                                     else [])))
             out.flush()
-        time.sleep(0.1)
-    thread.join(10)
-    assert not thread.is_alive()
+            thread = threading.Thread(target=r.run)
+            thread.start()
+            time.sleep(0.4)
+            if not request_first:
+                out.write("".join(f"{line}\n" for line in request))
+                out.flush()
+        # the input ends; the runner reads to its end before the pipe's reading end is
+        # closed (closed under a runner still reading, the read failed: EBADF)
+        thread.join(10)
+        assert not thread.is_alive()
     assert len(player.limits) == 2  # the warm-up, then the first request
     return player.limits[1]
 

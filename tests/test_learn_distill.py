@@ -40,6 +40,7 @@ def test_distillation_runs_end_to_end_and_goes_on_where_it_stopped(tmp_path):
     assert all((out / f"data_{k}.npz").read_bytes() == data[k] for k in (0, 1))
 
 
+@pytest.mark.slow  # a numba self-play process: `make test-all` and CI run it
 def test_distillation_data_only_keeps_the_self_play_and_trains_nothing(tmp_path):
     out = tmp_path / "run"
     done = subprocess.run([sys.executable, "-m", "ninefold.learn.distill", "--out", str(out),

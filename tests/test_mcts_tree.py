@@ -76,8 +76,8 @@ def hybrid_tree(refine: int, sims: int = 2_000) -> mt.TreeArrays:
     return tree
 
 
-def replay(tree: mt.TreeArrays, node: int) -> np.ndarray:
-    """The position at `node`, found by walking down from the root."""
+def parents(tree: mt.TreeArrays) -> dict[int, int]:
+    """Each node's parent, for `replay`."""
     parent = {}
     used = min(int(tree.meta[mt.USED]), len(tree.first))
     for n in range(used):
@@ -85,6 +85,11 @@ def replay(tree: mt.TreeArrays, node: int) -> np.ndarray:
         if f >= 0:
             for i in range(f, f + tree.nchild[n]):
                 parent[i] = n
+    return parent
+
+
+def replay(parent: dict[int, int], tree: mt.TreeArrays, node: int) -> np.ndarray:
+    """The position at `node`, found by walking up to the root (`parent`: `parents(tree)`)."""
     line = []
     while node in parent:
         line.append(int(tree.move[node]))
@@ -105,13 +110,14 @@ def test_the_slow_network_refines_the_priors_of_nodes_visited_refine_times(refin
     scratch, logits = new_scratch(NET.net), np.zeros(81, np.float32)
     tree = hybrid_tree(refine)
     used = min(int(tree.meta[mt.USED]), len(tree.first))
+    parent = parents(tree)
     checked = {True: 0, False: 0}
     for n in range(used):
         f, k = tree.first[n], tree.nchild[n]
         if f < 0 or k < 2 or tree.status[n] != mt.UNKNOWN:
             continue
         evaluate_arrays(NET.w1q, NET.step, w1, b1, w2, b2, NET.wp_moves, bp, wp, wv, bv,
-                        replay(tree, n), 0, *scratch, logits)
+                        replay(parent, tree, n), 0, *scratch, logits)
         moves = tree.move[f:f + k].astype(np.int64)
         slow = np.exp(logits[moves] - logits[moves].max())
         slow /= slow.sum()
