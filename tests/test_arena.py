@@ -43,9 +43,11 @@ BOTS = Path(__file__).parent / "bots"
 PY = sys.executable
 
 
-def bot(protocol: str, mode: str = "good", name: str | None = None) -> Seat:
-    return Seat.external(f"{PY} {BOTS / (protocol + '_bot.py')} {mode}", protocol,
-                         name=name or f"{protocol}-{mode}", tc=None)
+def bot(protocol: str, mode: str = "good", name: str | None = None,
+        tc: str | None = None) -> Seat:
+    """A test bot of `protocol` as a seat; `tc`: a time control's text (the platform's)."""
+    return Seat.parse(f"{PY} {BOTS / (protocol + '_bot.py')} {mode}", protocol, tc=tc,
+                      name=name or f"{protocol}-{mode}")
 
 
 def randoms(n: int) -> list[Seat]:
@@ -366,9 +368,7 @@ def test_settled_bots_get_their_first_request_that_long_after_they_start(tmp_pat
     The bot counts from its process's fork (botlib.process_age), as the referee does from
     the spawn: counted from the bot's own imports, a loaded machine read 0.546 s."""
     # a second a turn: the game is played whole, not lost on a stall of a loaded machine
-    x = Seat.parse(f"{PY} {BOTS / 'codingame_bot.py'} stamp", "codingame", tc="turn=1000",
-                   name="x")
-    o = bot("riddles", "stamp", name="o")
+    x, o = bot("codingame", "stamp", name="x", tc="turn=1000"), bot("riddles", "stamp", name="o")
     result = play_game(x, o, rules="codingame", settle_ms=600, log_dir=tmp_path,
                        key=GameKey("x", "o", 0, 0))
     assert result.outcome.termination in (Termination.LINE, Termination.BOARD_COUNT,
