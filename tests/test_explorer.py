@@ -283,6 +283,7 @@ def test_another_program_s_database_is_left_alone(tmp_path):
     assert tables == [("web_games",)]
 
 
+@pytest.mark.slow  # a benchmark end to end: `make test-all` and CI run it
 def test_the_benchmark_runs_on_a_few_games():
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "explorer_speed.py"),
                            "--games", "2000", "--queries", "100"],

@@ -184,6 +184,7 @@ def test_the_search_plays_with_a_fast_network(tmp_path):
         make_player(f"mcts:net={tmp_path / 'missing.npz'}")
 
 
+@pytest.mark.slow  # self-play and PyTorch training: `make test-all` and CI run it
 def test_training_writes_a_network_the_search_plays(tmp_path):
     from ninefold.learn.selfplay import Positions, Searcher, play_game
 

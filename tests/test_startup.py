@@ -422,6 +422,7 @@ def test_the_book_script_reproduces_the_book() -> None:
     assert book_entries(only=some) == {k: stored[k] for k in some}
 
 
+@pytest.mark.slow  # a benchmark script end to end: `make test-all` and CI run it
 def test_the_deep_lines_script_grows_lines_and_goes_on_from_them(tmp_path) -> None:
     script = Path(__file__).parents[1] / "benchmarks" / "grow_book.py"
     out = tmp_path / "deep.txt"
@@ -446,6 +447,7 @@ def test_the_deep_lines_script_grows_lines_and_goes_on_from_them(tmp_path) -> No
         81 - Board.from_position(text).cells.count(None) for text in longer) == 5
 
 
+@pytest.mark.slow  # a benchmark script end to end: `make test-all` and CI run it
 def test_the_deep_lines_script_follows_the_replies_met_in_games(tmp_path) -> None:
     """`--games`: where recorded games left the lines (a first player's reply the
     search did not make, met in at least `--min-games` games), the lines go on from
@@ -493,6 +495,7 @@ def _pushed(board: Board, move: Move) -> Board:
     return after
 
 
+@pytest.mark.slow  # a benchmark script end to end: `make test-all` and CI run it
 def test_the_book_script_writes_another_book_with_another_search(tmp_path) -> None:
     script = Path(__file__).parents[1] / "benchmarks" / "make_book.py"
     out = tmp_path / "book.txt"
