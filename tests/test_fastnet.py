@@ -184,6 +184,29 @@ def test_the_search_plays_with_a_fast_network(tmp_path):
         make_player(f"mcts:net={tmp_path / 'missing.npz'}")
 
 
+def test_training_arrays_built_in_blocks_are_those_built_at_once():
+    from ninefold.learn.fastnet import arrays
+    from ninefold.learn.selfplay import Positions, Searcher, play_game
+    from ninefold.players.net_inputs import net_path
+
+    player, rng = Searcher().player(20, 1), random.Random(2)
+    pos = Positions.concat([play_game(player, PRESETS["codingame"], [], rng) for _ in range(2)])
+    teacher = str(net_path("default"))
+    whole = arrays(pos, 0.15, 0.7, teacher)
+    blocks = arrays(pos, 0.15, 0.7, teacher, block=7)
+    assert len(pos) > 7 * 3
+    for a, b in zip(whole, blocks, strict=True):
+        assert a.shape[0] == len(pos) and np.array_equal(a, b)
+    x, target, value, legal, policy = whole
+    assert x.dtype == np.uint8 and policy.dtype == np.float16
+    # the search's shares and the teacher's, 0.3 and 0.7 (a position whose search kept no
+    # shares has the teacher's alone)
+    searched = pos.policy.astype(np.float32).sum(1) > 0.5
+    assert np.allclose(policy.astype(np.float32).sum(1), np.where(searched, 1.0, 0.7), atol=1e-2)
+    assert not (policy[~legal] > 0).any()
+    assert ((target >= 0) & (target <= 1)).all() and np.array_equal(value, pos.value)
+
+
 @pytest.mark.slow  # self-play and PyTorch training: `make test-all` and CI run it
 def test_training_writes_a_network_the_search_plays(tmp_path):
     from ninefold.learn.selfplay import Positions, Searcher, play_game

@@ -53,6 +53,9 @@ if TYPE_CHECKING:
     from ninefold.learn.selfplay import Positions
 
 
+BLOCK = 500_000  # positions turned into tensors at a time
+
+
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -89,6 +92,28 @@ def legal_masks(states: np.ndarray, flags: np.ndarray) -> np.ndarray:
     return encode_all(states, flags)[:, LEGAL:LEGAL + 81].astype(bool)
 
 
+def arrays(pos: Positions, result_share: float, teacher_share: float, teacher: str,
+           block: int = BLOCK) -> tuple[np.ndarray, ...]:
+    """What training needs of `pos`: the features (uint8), the blended value targets, the
+    search's values, the legal moves and the policy targets (float16). Built `block`
+    positions at a time, so that tens of millions of positions fit in memory (about 630
+    bytes a position)."""
+    from ninefold.learn.selfplay import FIELDS, Positions
+
+    n = len(pos)
+    x = np.empty((n, FEATURES), np.uint8)
+    t, v = np.empty(n, np.float32), np.empty(n, np.float32)
+    legal, p = np.empty((n, 81), bool), np.empty((n, 81), np.float16)
+    for i in range(0, n, block):
+        part = Positions(*(getattr(pos, f)[i:i + block] for f in FIELDS))
+        states, flags = part.states.astype(np.int64), part.flags.astype(np.int64)
+        legal[i:i + block] = legal_masks(states, flags)
+        x[i:i + block] = encode(states, flags)
+        t[i:i + block], v[i:i + block], p[i:i + block] = targets(
+            part, legal[i:i + block], result_share, teacher_share, teacher)
+    return x, t, v, legal, p
+
+
 def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, batch: int,
           result_share: float, teacher_share: float, teacher: str, policy_weight: float,
           seed: int, device: str, command: str) -> dict[str, object]:
@@ -96,28 +121,25 @@ def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, bat
     import torch
     from torch import nn
 
-    from ninefold.learn.selfplay import Positions
+    from ninefold.learn.selfplay import FIELDS, Positions
 
     torch.manual_seed(seed)
     parts = [Positions.load(p) for p in files]
     last = parts[-1]
     cut = len(last) - len(last) // 10
-    held = Positions(*(getattr(last, f)[cut:] for f in ("states", "flags", "policy", "value",
-                                                            "result")))
-    parts[-1] = Positions(*(getattr(last, f)[:cut] for f in ("states", "flags", "policy",
-                                                                 "value", "result")))
+    held = Positions(*(getattr(last, f)[cut:] for f in FIELDS))
+    parts[-1] = Positions(*(getattr(last, f)[:cut] for f in FIELDS))
     data = Positions.concat(parts)
     print(f"{len(data)} positions to train on, {len(held)} held out", file=sys.stderr)
 
     def tensors(pos: Positions) -> tuple[torch.Tensor, ...]:
-        states, flags = pos.states.astype(np.int64), pos.flags.astype(np.int64)
-        legal = legal_masks(states, flags)
-        t, v, p = targets(pos, legal, result_share, teacher_share, teacher)
-        return tuple(torch.from_numpy(a).to(device) for a in (encode(states, flags), t, v,
-                                                              legal, p))
+        return tuple(torch.from_numpy(a).to(device)
+                     for a in arrays(pos, result_share, teacher_share, teacher))
 
     x, y, _, legal, policy = tensors(data)
     hx, hy, hv, hlegal, hpolicy = tensors(held)
+    positions = len(data)
+    del parts, data  # the tensors hold what training needs
 
     class Model(nn.Module):
         def __init__(self) -> None:
@@ -151,7 +173,7 @@ def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, bat
         with torch.no_grad():
             value_logit, logits = model(hx.float())
             return (float(bce(value_logit, hv)), float(bce(value_logit, hy)),
-                    float(policy_loss(logits, hlegal, hpolicy)))
+                    float(policy_loss(logits, hlegal, hpolicy.float())))
 
     history = []
     t0 = time.perf_counter()
@@ -167,8 +189,8 @@ def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, bat
             if policy_weight > 0:
                 lg = torch.empty_like(legal[ids])
                 lg[:, amaps[k]] = legal[ids]
-                pol = torch.empty_like(policy[ids])
-                pol[:, amaps[k]] = policy[ids]
+                pol = torch.empty(len(ids), 81, device=device)
+                pol[:, amaps[k]] = policy[ids].float()
                 loss = loss + policy_weight * policy_loss(logits, lg, pol)
             opt.zero_grad()
             loss.backward()
@@ -190,7 +212,7 @@ def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, bat
         "lr": lr, "batch": batch, "result_share": result_share,
         "teacher_share": teacher_share, "policy_weight": policy_weight,
         "teacher": _sha(Path(teacher)) if teacher_share > 0 else None,
-        "data": {str(p): _sha(p) for p in files}, "positions": len(data),
+        "data": {str(p): _sha(p) for p in files}, "positions": positions,
         "held_out": len(held), "held_out_losses": history, "held_out_floor": round(floor, 5),
         "machine": platform.node(), "torch": torch.__version__,
     }
