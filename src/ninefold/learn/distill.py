@@ -181,8 +181,8 @@ def distill(course: Course, out: Path, command: str) -> Path:
         last = parts[-1]
         held = max(1, len(last) // 10)
         device = training_device(course.device)
-        valid = Dataset(Positions(*(getattr(last, f)[-held:] for f in selfplay.FIELDS)), device)
-        parts[-1] = Positions(*(getattr(last, f)[:-held] for f in selfplay.FIELDS))
+        valid = Dataset(last.rows(slice(-held, None)), device)
+        parts[-1] = last.rows(slice(None, -held))
         positions = Positions.concat(parts)
         train = Dataset(positions, device)
         teacher_net = load_net(teacher_path)

@@ -51,6 +51,7 @@ from ninefold.players.fastnet import (
 
 if TYPE_CHECKING:
     from ninefold.learn.selfplay import Positions
+    from ninefold.players.net import Net
 
 
 BLOCK = 500_000  # positions turned into tensors at a time
@@ -61,21 +62,22 @@ def _sha(path: Path) -> str:
 
 
 def targets(positions: Positions, legal: np.ndarray, result_share: float,
-            teacher_share: float, teacher: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            teacher_share: float, teacher: Net | None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(the blended value targets, the search's values, the policy targets) of
-    `positions` (`legal`: their legal moves)."""
+    `positions` (`legal`: their legal moves; `teacher`: the network whose share is
+    `teacher_share`, None when that is 0)."""
     from ninefold.learn.distill import teacher_outputs
-    from ninefold.players.net import load_net
 
     value = positions.value.astype(np.float32)
     result = positions.result.astype(np.float32)
     target = (1.0 - result_share - teacher_share) * value + result_share * result
     policy = positions.policy.astype(np.float32)
-    if teacher_share > 0:
+    if teacher is not None and teacher_share > 0:
         states, flags = positions.states.astype(np.int64), positions.flags.astype(np.int64)
         logits = np.zeros((len(flags), 81), np.float32)
         own = np.zeros(len(flags), np.float32)
-        teacher_outputs(load_net(teacher), states, flags, logits, own)
+        teacher_outputs(teacher, states, flags, logits, own)
         target += teacher_share * own
         logits = np.where(legal, logits, -np.inf)
         shares = np.exp(logits - logits.max(axis=1, keepdims=True))
@@ -98,19 +100,20 @@ def arrays(pos: Positions, result_share: float, teacher_share: float, teacher: s
     search's values, the legal moves and the policy targets (float16). Built `block`
     positions at a time, so that tens of millions of positions fit in memory (about 630
     bytes a position)."""
-    from ninefold.learn.selfplay import FIELDS, Positions
+    from ninefold.players.net import load_net
 
+    net = load_net(teacher) if teacher_share > 0 else None
     n = len(pos)
     x = np.empty((n, FEATURES), np.uint8)
     t, v = np.empty(n, np.float32), np.empty(n, np.float32)
     legal, p = np.empty((n, 81), bool), np.empty((n, 81), np.float16)
     for i in range(0, n, block):
-        part = Positions(*(getattr(pos, f)[i:i + block] for f in FIELDS))
+        part = pos.rows(slice(i, i + block))
         states, flags = part.states.astype(np.int64), part.flags.astype(np.int64)
         legal[i:i + block] = legal_masks(states, flags)
         x[i:i + block] = encode(states, flags)
         t[i:i + block], v[i:i + block], p[i:i + block] = targets(
-            part, legal[i:i + block], result_share, teacher_share, teacher)
+            part, legal[i:i + block], result_share, teacher_share, net)
     return x, t, v, legal, p
 
 
@@ -121,14 +124,14 @@ def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, bat
     import torch
     from torch import nn
 
-    from ninefold.learn.selfplay import FIELDS, Positions
+    from ninefold.learn.selfplay import Positions
 
     torch.manual_seed(seed)
     parts = [Positions.load(p) for p in files]
     last = parts[-1]
     cut = len(last) - len(last) // 10
-    held = Positions(*(getattr(last, f)[cut:] for f in FIELDS))
-    parts[-1] = Positions(*(getattr(last, f)[:cut] for f in FIELDS))
+    held = last.rows(slice(cut, None))
+    parts[-1] = last.rows(slice(None, cut))
     data = Positions.concat(parts)
     print(f"{len(data)} positions to train on, {len(held)} held out", file=sys.stderr)
 

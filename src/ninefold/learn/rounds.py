@@ -116,8 +116,8 @@ def _rounds(plan: Plan, out: Path, command: str, tasks: Runner) -> Path | None:
                  for k in range(max(0, r - plan.window + 1), r + 1)]
         newest = parts[-1]
         held = max(1, len(newest) // 20)  # the newest positions, kept out of training
-        val = Positions(*(getattr(newest, f)[-held:] for f in selfplay.FIELDS))
-        parts[-1] = Positions(*(getattr(newest, f)[:-held] for f in selfplay.FIELDS))
+        val = newest.rows(slice(-held, None))
+        parts[-1] = newest.rows(slice(None, -held))
         train = Dataset(Positions.concat(parts), device)
         valid = Dataset(val, device)
         torch.manual_seed(plan.seed * 100 + r)  # the same weights whether resumed or not

@@ -137,6 +137,10 @@ class Positions:
     def __len__(self) -> int:
         return len(self.flags)
 
+    def rows(self, which: slice) -> Positions:
+        """The positions of the rows `which` (views, not copies)."""
+        return Positions(*(getattr(self, f)[which] for f in FIELDS))
+
     @classmethod
     def concat(cls, parts: list[Positions]) -> Positions:
         return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
