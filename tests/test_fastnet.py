@@ -33,16 +33,20 @@ from ninefold.players.fastnet import (
     PLAYS_O,
     TARGET,
     WIN_FIVE,
+    WORDS,
     FastNetError,
     encode,
     evaluate,
     evaluate_float,
+    feature_set,
     features,
     for_search,
     is_fast_net,
     load_fast_net,
     random_fast_net,
     save_fast_net,
+    sum_rows,
+    sums_from,
     symmetries,
 )
 from ninefold.rules import FLAG_COUNT_FULL, FLAG_OPEN_BOARDS, FLAG_WIN_FIVE, PRESETS, Mark, Move
@@ -124,9 +128,13 @@ def test_symmetries_map_positions_to_positions():
         assert np.array_equal(mapped, y)
 
 
-def test_int16_evaluation_is_close_to_the_float_reference():
+@pytest.mark.parametrize("policy_units", [None, 100])
+def test_int16_evaluation_is_close_to_the_float_reference(policy_units):
     net = random_fast_net(3)
+    if policy_units is not None:  # a policy that reads the first units alone
+        net.wp[policy_units:] = 0.0
     sn = for_search(net)
+    assert sn.wps.shape == (81, policy_units or net.b1.shape[0])
     boards = [b for b in (random_board(s, "codingame") for s in range(200))
               if not b.is_game_over()]
     states = np.array([from_board(b) for b in boards])
@@ -140,6 +148,39 @@ def test_int16_evaluation_is_close_to_the_float_reference():
         assert np.abs(logits[legal] - want[legal]).max() < 0.05  # the legal moves' logits
         assert (np.delete(logits, legal) == 99.0).all()  # and only theirs
     assert len(set(np.round(ref, 4))) > 50  # the positions are told apart
+
+
+@pytest.mark.parametrize("rules", ["codingame", "standard", "open-boards", "tic-tac-ku"])
+def test_sums_from_a_position_two_moves_back_are_the_sums_from_the_bias(rules):
+    """The search's shortcut (`sums_from` a grandparent's hidden sums) gives exactly the
+    sums `sum_rows` makes from the bias, also where the moves won or closed a board or
+    sent the player anywhere (many features change), with weights near int16's limit."""
+    net = random_fast_net(5, 64)
+    sn = for_search(net._replace(w1=net.w1 * 40))
+    idx, rows = np.empty(MAX_ACTIVE, np.int64), np.empty(2 * MAX_ACTIVE, np.int64)
+    base, want, got = (np.empty(64, np.int16) for _ in range(3))
+    base_bits, bits = np.zeros(WORDS, np.uint64), np.zeros(WORDS, np.uint64)
+    changed = []
+    for seed in range(150):
+        board = random_board(seed, rules)
+        moves = board.move_stack
+        if board.is_game_over() or len(moves) < 2:
+            continue
+        before = Board(rules=board.rules)
+        for m in moves[:-2]:
+            before.push(m)
+        n = features(from_board(before), board.rules.flags, idx)
+        sum_rows(sn.w1q, sn.b1q, idx, n, base)
+        feature_set(idx, n, base_bits)
+        assert sorted(np.flatnonzero(np.unpackbits(base_bits.view(np.uint8),
+                                                   bitorder="little"))) == sorted(idx[:n])
+        n = features(from_board(board), board.rules.flags, idx)
+        sum_rows(sn.w1q, sn.b1q, idx, n, want)
+        feature_set(idx, n, bits)
+        sums_from(sn.w1q, base, base_bits, bits, rows, got)
+        assert np.array_equal(got, want), board
+        changed.append(int(np.unpackbits((bits ^ base_bits).view(np.uint8)).sum()))
+    assert min(changed) <= 4 and max(changed) >= 10, changed  # few, and some many
 
 
 def test_quantisation_cannot_overflow_with_large_weights():
@@ -218,7 +259,7 @@ def test_training_writes_a_network_the_search_plays(tmp_path):
     pos.save(data)
     out = tmp_path / "value.npz"
     run = subprocess.run([sys.executable, "-m", "ninefold.learn.fastnet", str(data), "--out",
-                          str(out), "--epochs", "2", "--hidden", "32"],
+                          str(out), "--epochs", "2", "--hidden", "32", "--policy-units", "8"],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "epoch 2/2: held-out loss" in run.stderr
@@ -226,9 +267,16 @@ def test_training_writes_a_network_the_search_plays(tmp_path):
     from ninefold.players.net import net_meta
 
     meta = net_meta(out)
-    assert meta["kind"] == "value" and str(data) in meta["data"]
+    assert meta["kind"] == "value" and str(data) in meta["data"] and meta["policy_units"] == 8
+    net = load_fast_net(out)  # the policy reads the first 8 units, and the search those alone
+    assert net.wp[:8].any() and not net.wp[8:].any() and for_search(net).wps.shape == (81, 8)
     player = make_player(f"mcts:net={out},sims=200,seed=1")
     assert player.play(Board(), Limit()).move in Board().legal_moves
     bad = subprocess.run([sys.executable, "-m", "ninefold.learn.fastnet", str(tmp_path / "no.npz")],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
+    wide = subprocess.run([sys.executable, "-m", "ninefold.learn.fastnet", str(data), "--hidden",
+                           "32", "--policy-units", "33"], capture_output=True, text=True,
+                          timeout=120)
+    assert wide.returncode != 0 and "more than the 32 hidden units" in wide.stderr
+    assert "Traceback" not in wide.stderr

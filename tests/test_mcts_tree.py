@@ -134,3 +134,98 @@ def test_refine_needs_a_fast_network_and_says_so():
         make_player("mcts:net=default,refine=8")
     with pytest.raises(ValueError, match="refine must be 2 or more"):
         make_player("mcts:net=off,refine=1")
+
+
+def fast_tree(sums: mt.Sums | None, shared: bool, root: np.ndarray, refine: int = 0
+              ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(simulations, visits, wins, priors, status) of 3,000 simulations of a random fast
+    network (with a policy) from `root`, keeping its hidden sums in `sums` or not."""
+    from ninefold.players.fastnet import for_search as fast_for_search
+    from ninefold.players.fastnet import random_fast_net
+
+    tree = mt.alloc(50_000)
+    mt.reset(tree)
+    if sums is not None:
+        mt.clear_sums(sums, 1)
+    fnet = fast_for_search(random_fast_net(4, 48))
+    done = mt.search(tree, root, 0, 3_000, 1.0, mt.POLICY_WIN, True, kernel.make_rng(5),
+                     NET if refine else None, 0.25, 0.5, shared, fnet, refine, sums)
+    used = min(int(tree.meta[mt.USED]), 50_000)
+    return (done, tree.visits[:used].copy(), tree.wins[:used].copy(),
+            tree.prior[:used].copy(), tree.status[:used].copy())
+
+
+@pytest.mark.parametrize("shared", [False, True])
+@pytest.mark.parametrize("slots", [100_000, 300])  # roomy, and full midway
+def test_hidden_sums_kept_per_node_build_the_same_tree(shared: bool, slots: int) -> None:
+    """A leaf's hidden sums from its grandparent's (`Sums`) are exactly the sums from the
+    bias: the same values, priors and tree, whether the pool lasts or runs out."""
+    for root in (kernel.new_state(), midgame()):
+        for refine in (0, 16):
+            sums = mt.alloc_sums(50_000, 48, budget=slots * (2 * 48 + 8 * mt.WORDS))
+            kept, plain = fast_tree(sums, shared, root, refine), fast_tree(None, shared, root,
+                                                                          refine)
+            assert kept[0] == plain[0] == 3_000
+            for a, b in zip(kept[1:], plain[1:], strict=True):
+                np.testing.assert_array_equal(a, b)
+            assert int(sums.used[0]) > min(slots, 1000)  # the pool was used (and ran out)
+
+
+def test_a_reused_tree_keeps_and_forgets_hidden_sums_rightly() -> None:
+    """Through a game's moves, with the root moved down the tree, compacted and the pool
+    emptied when half full, the player's tree with hidden sums grows the same trees as
+    without them."""
+    from ninefold.players.fastnet import for_search as fast_for_search
+    from ninefold.players.fastnet import random_fast_net
+    from ninefold.players.mcts import Tree
+
+    fnet = fast_for_search(random_fast_net(6, 32))
+    kept = Tree(4_000, 7, hidden=32, sums_bytes=600 * (2 * 32 + 8 * mt.WORDS))
+    plain = Tree(4_000, 7)
+    s, x = kernel.new_state(), kernel.make_rng(3)
+    actions: list[int] | None = None
+    for _ in range(14):
+        for tree in (kept, plain):
+            tree.set_root(s, actions)
+            tree.search(700, 1.0, mt.POLICY_WIN, True, 0, None, 0.25, 0.5, fnet, 0)
+        for a, b in zip(kept.children(), plain.children(), strict=True):
+            np.testing.assert_array_equal(a, b)
+        b, c, x[0] = kernel.random_move(s, x[0])
+        kernel.play(s, b, c, 0)
+        actions = [9 * b + c]
+        if s[kernel.RESULT] >= 0:
+            break
+
+
+@pytest.mark.parametrize("keep_sums", [False, True])
+def test_the_fast_policy_is_computed_when_a_node_is_first_selected_through(keep_sums):
+    """A fast network's priors are deferred from a node's expansion to its second visit
+    (most leaves get none): the children of a node visited twice or more carry the
+    softmax of the fast network's logits, those of a node visited once equal priors."""
+    from ninefold.players.fastnet import MAX_ACTIVE, evaluate, random_fast_net
+    from ninefold.players.fastnet import for_search as fast_for_search
+
+    fnet = fast_for_search(random_fast_net(4, 48))
+    tree = mt.alloc(50_000)
+    mt.reset(tree)
+    sums = mt.alloc_sums(50_000, 48) if keep_sums else None
+    mt.search(tree, kernel.new_state(), 0, 2_000, 1.0, mt.POLICY_WIN, True, kernel.make_rng(5),
+              None, 0.25, 0.5, False, fnet, 0, sums)
+    used = min(int(tree.meta[mt.USED]), len(tree.first))
+    parent = parents(tree)
+    idx, acc, logits = np.empty(MAX_ACTIVE, np.int64), np.empty(48, np.int16), np.zeros(81,
+                                                                                       np.float32)
+    checked = {True: 0, False: 0}
+    for n in range(used):
+        f, k = tree.first[n], tree.nchild[n]
+        if f < 0 or k < 2 or tree.status[n] != mt.UNKNOWN:
+            continue
+        evaluate(fnet, replay(parent, tree, n), 0, idx, acc, logits)
+        moves = tree.move[f:f + k].astype(np.int64)
+        want = np.exp(logits[moves] - logits[moves].max())
+        want /= want.sum()
+        twice = tree.visits[n] >= 2
+        got = tree.prior[f:f + k]
+        np.testing.assert_allclose(got, want if twice else np.full(k, 1.0 / k), atol=1e-5)
+        checked[bool(twice)] += 1
+    assert checked[True] > 50 and checked[False] > 50

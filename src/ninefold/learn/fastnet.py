@@ -119,7 +119,8 @@ def arrays(pos: Positions, result_share: float, teacher_share: float, teacher: s
 
 def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, batch: int,
           result_share: float, teacher_share: float, teacher: str, policy_weight: float,
-          seed: int, device: str, command: str) -> dict[str, object]:
+          seed: int, device: str, command: str, policy_units: int | None = None
+          ) -> dict[str, object]:
     """Train and save the network; returns its meta."""
     import torch
     from torch import nn
@@ -144,16 +145,18 @@ def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, bat
     positions = len(data)
     del parts, data  # the tensors hold what training needs
 
+    units = hidden if policy_units is None else policy_units
+
     class Model(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.l1 = nn.Linear(FEATURES, hidden)
             self.value = nn.Linear(hidden, 1)
-            self.policy = nn.Linear(hidden, 81)
+            self.policy = nn.Linear(units, 81)  # from the first `units` hidden units
 
         def forward(self, xs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             h = torch.clamp(self.l1(xs), 0.0, 1.0)
-            return self.value(h)[:, 0], self.policy(h)
+            return self.value(h)[:, 0], self.policy(h[:, :units])
 
     model = Model().to(device)
     if policy_weight == 0:
@@ -204,9 +207,11 @@ def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, bat
         print(f"epoch {epoch + 1}/{epochs}: held-out loss {search_loss:.4f} against the "
               f"search's values, {target_loss:.4f} against the targets, policy "
               f"{move_loss:.4f} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    wp = torch.zeros(hidden, 81, device=device)  # the units the policy does not read: 0
+    wp[:units] = model.policy.weight.T
     net = FastNet(*(a.detach().cpu().numpy().astype(np.float32) for a in (
         model.l1.weight.T.contiguous(), model.l1.bias, model.value.weight[0], model.value.bias,
-        model.policy.weight.T.contiguous(), model.policy.bias)))
+        wp, model.policy.bias)))
     # the floor of the held-out loss: the search values' own entropy
     v = np.clip(held.value.astype(np.float64), 1e-6, 1 - 1e-6)
     floor = float(-(v * np.log(v) + (1 - v) * np.log(1 - v)).mean())
@@ -214,6 +219,7 @@ def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, bat
         "kind": "value", "command": command, "seed": seed, "hidden": hidden, "epochs": epochs,
         "lr": lr, "batch": batch, "result_share": result_share,
         "teacher_share": teacher_share, "policy_weight": policy_weight,
+        "policy_units": units,
         "teacher": _sha(Path(teacher)) if teacher_share > 0 else None,
         "data": {str(p): _sha(p) for p in files}, "positions": positions,
         "held_out": len(held), "held_out_losses": history, "held_out_floor": round(floor, 5),
@@ -239,6 +245,9 @@ def main(
     teacher: str = typer.Option("default", help="That network's weights file."),
     policy_weight: float = typer.Option(1.0, min=0.0, help="The policy loss's weight "
                                         "(0: no policy head, the search's priors are equal)."),
+    policy_units: int | None = typer.Option(
+        None, min=1, help="Hidden units the policy reads, the first ones (default: all): "
+        "a move's logit costs the search a product of this size."),
     seed: int = typer.Option(1, help="Seed of everything random."),
     device: str = typer.Option("cpu", metavar=DEVICE, help=DEVICE_HELP),
 ) -> None:
@@ -248,6 +257,9 @@ def main(
 
     if result_share + teacher_share > 1:
         raise typer.BadParameter("--result-share and --teacher-share add up to more than 1")
+    if policy_units is not None and policy_units > hidden:
+        raise typer.BadParameter(f"--policy-units {policy_units} is more than the "
+                                 f"{hidden} hidden units")
     for path in data:
         problem = positions_problem(path)
         if problem:
@@ -260,7 +272,7 @@ def main(
     if teacher_share > 0 and not Path(teacher_file).is_file():
         raise TrainingError(f"--teacher: no network file {teacher_file!r}")
     meta = train(list(data), out, epochs, hidden, lr, batch, result_share, teacher_share,
-                 teacher_file, policy_weight, seed, device, given_command(ctx))
+                 teacher_file, policy_weight, seed, device, given_command(ctx), policy_units)
     print(f"{out}: held-out loss {meta['held_out_losses'][-1]}")  # type: ignore[index]
 
 

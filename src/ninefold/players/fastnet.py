@@ -17,7 +17,10 @@ search gives every child the same prior.
 The search (`ninefold.players.mcts_tree.search` with ``fnet``) evaluates the
 network as `for_search` lays it out: the hidden layer in int16, one row of
 `w1q` added per feature that is on, clipped to 0..`scale`; the value and the
-legal moves' logits in float32 (a product of 256 a move).
+legal moves' logits in float32 (a product of the hidden size a move). The
+player's search keeps each expanded node's hidden sums, so a leaf's are its
+grandparent's plus the few rows two moves change (`sums_from`), and it asks
+for a node's policy only when the node is visited a second time.
 
 The weights are float32 arrays in a ``.npz`` (`save_fast_net`,
 `load_fast_net`), told apart from a policy-value network's by their names
@@ -38,10 +41,12 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
 
 from ninefold import kernel
 from ninefold.jitcache import njit
@@ -71,6 +76,9 @@ HIDDEN = 256
 # the most features on at once: a cell is a mark or empty, an empty cell a threat for
 # both sides at most; then the boards' 27 + 18, the target and the four flags
 MAX_ACTIVE = 2 * 81 + 27 + 18 + 1 + 4
+# numba's count of a word's trailing zero bits (an intrinsic: numba code calls it)
+trailing_zeros = cast("Callable[[Any], int]", _trailing_zeros)
+WORDS = (FEATURES + 63) // 64  # uint64 words of a feature set (`feature_set`)
 ARRAYS = ("f_w1", "f_b1", "f_w2", "f_b2", "f_wp", "f_bp")
 
 
@@ -97,7 +105,8 @@ class SearchFastNet(NamedTuple):
     w2s: np.ndarray  # (HIDDEN,) float32: w2 / scale
     b2: np.ndarray  # (1,) float32
     top: np.ndarray  # (1,) int16: the clip, `scale` rounded (a hidden unit's 1.0)
-    wps: np.ndarray  # (81, HIDDEN) float32: wp transposed, / scale; no rows: no policy
+    wps: np.ndarray  # (81, units) float32: wp transposed, / scale, as far as the last unit
+    # the policy reads (`--policy-units`); no rows: no policy
     bp: np.ndarray  # (81,) float32
 
 
@@ -113,9 +122,10 @@ def for_search(net: FastNet) -> SearchFastNet:
     scale = float(min(255.0, 32000.0 / max(float(worst.max()), 1e-9)))
     w1q = np.round(net.w1 * scale).astype(np.int16)
     b1q = np.round(net.b1 * scale).astype(np.int16)
-    h = net.b1.shape[0]
-    wps = (np.ascontiguousarray(net.wp.T) / scale).astype(np.float32) if net.wp.any() else (
-        np.zeros((0, h), np.float32))
+    read = np.flatnonzero(net.wp.any(axis=1))  # the hidden units the policy reads
+    units = int(read[-1]) + 1 if len(read) else 0
+    wps = (np.ascontiguousarray(net.wp[:units].T) / scale).astype(np.float32) if units else (
+        np.zeros((0, 1), np.float32))
     return SearchFastNet(w1q, b1q, (net.w2 / scale).astype(np.float32),
                           net.b2.astype(np.float32), np.array([round(scale)], np.int16),
                           wps, net.bp.astype(np.float32))
@@ -193,6 +203,98 @@ def sum_rows(w1q: np.ndarray, b1q: np.ndarray, idx: np.ndarray, n: int,
         k += 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def feature_set(idx: np.ndarray, n: int, bits: np.ndarray) -> None:
+    """The features at idx[:n] as a set: bit f of `bits` (WORDS uint64) is feature f."""
+    for w in range(WORDS):
+        bits[w] = 0
+    for k in range(n):
+        f = idx[k]
+        bits[f >> 6] |= np.uint64(1) << np.uint64(f & 63)
+
+
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
+def sums_from(w1q: np.ndarray, base: np.ndarray, base_bits: np.ndarray, bits: np.ndarray,
+              rows: np.ndarray, acc: np.ndarray) -> None:
+    """The hidden sums of a position whose feature set is `bits`, from those of another
+    (`base`, its set `base_bits`) seen by the same side: acc = base, plus the rows of the
+    features on only in `bits`, less those on only in `base_bits` (`rows`: a work array
+    of 2 * MAX_ACTIVE int64). Two positions a couple of moves apart differ by a
+    handful of features, where a position has 10 to 90 on (`sum_rows`)."""
+    added = 0
+    removed = 0
+    top = rows.shape[0]
+    for w in range(WORDS):
+        on = bits[w] & ~base_bits[w]
+        while on:
+            rows[added] = 64 * w + trailing_zeros(on)
+            added += 1
+            on &= on - np.uint64(1)
+        off = base_bits[w] & ~bits[w]
+        while off:
+            removed += 1
+            rows[top - removed] = 64 * w + trailing_zeros(off)
+            off &= off - np.uint64(1)
+    h = acc.shape[0]
+    for j in range(h):
+        acc[j] = base[j]
+    k = 0
+    while k + 2 <= added:
+        r0, r1 = rows[k], rows[k + 1]
+        for j in range(h):
+            acc[j] = acc[j] + (w1q[r0, j] + w1q[r1, j])
+        k += 2
+    if k < added:
+        r0 = rows[k]
+        for j in range(h):
+            acc[j] = acc[j] + w1q[r0, j]
+    k = top - removed
+    while k + 2 <= top:
+        r0, r1 = rows[k], rows[k + 1]
+        for j in range(h):
+            acc[j] = acc[j] - (w1q[r0, j] + w1q[r1, j])
+        k += 2
+    if k < top:
+        r0 = rows[k]
+        for j in range(h):
+            acc[j] = acc[j] - w1q[r0, j]
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def value_head(w2s: np.ndarray, b2: np.ndarray, top: np.ndarray, acc: np.ndarray,
+               hidden: np.ndarray) -> float:
+    """From the hidden sums `acc`: the hidden units (clipped, into `hidden`, float32) and
+    the value for the side to move (0..1). Not inlined into the search: the caller's
+    flags would replace `fastmath`, which lets the products' sum be vectorised."""
+    hi = top[0]
+    total = np.float32(0.0)
+    for j in range(acc.shape[0]):
+        x = np.float32(min(max(acc[j], np.int16(0)), hi))
+        hidden[j] = x
+        total += x * w2s[j]
+    return float(1.0 / (1.0 + np.exp(-(total + b2[0]))))
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def policy_head(wps: np.ndarray, bp: np.ndarray, s: np.ndarray, hidden: np.ndarray,
+                logits: np.ndarray) -> None:
+    """The logits of the legal moves of `s` into `logits`, from the hidden units (a
+    product of the units the policy reads a move)."""
+    h = wps.shape[1]
+    boards = playable_boards(s)
+    while boards:
+        b = NTH[boards, 0]
+        boards &= boards - 1
+        e = empty_cells(s, b)
+        while e:
+            a = 9 * b + NTH[e, 0]
+            e &= e - 1
+            z = np.float32(0.0)
+            for j in range(h):
+                z += wps[a, j] * hidden[j]
+            logits[a] = bp[a] + z
+
+
 @njit(cache=True, nogil=True, fastmath=True)
 def evaluate_arrays(w1q: np.ndarray, b1q: np.ndarray, w2s: np.ndarray, b2: np.ndarray,
                     top: np.ndarray, wps: np.ndarray, bp: np.ndarray, s: np.ndarray, flags: int,
@@ -204,31 +306,15 @@ def evaluate_arrays(w1q: np.ndarray, b1q: np.ndarray, w2s: np.ndarray, b2: np.nd
     float32).
 
     The hidden sums are int16 adds of the weight rows of the features that are
-    on (`sum_rows`); they cannot overflow (`for_search`).
+    on (`sum_rows`); they cannot overflow (`for_search`). The search keeps them per
+    node and adds only what changed (`sums_from`).
     """
     n = features(s, flags, idx)
-    h = acc.shape[0]
     sum_rows(w1q, b1q, idx, n, acc)
-    hi = top[0]
-    total = np.float32(0.0)
-    for j in range(h):
-        x = np.float32(min(max(acc[j], np.int16(0)), hi))
-        hidden[j] = x
-        total += x * w2s[j]
+    value = value_head(w2s, b2, top, acc, hidden)
     if wps.shape[0]:
-        boards = playable_boards(s)
-        while boards:
-            b = NTH[boards, 0]
-            boards &= boards - 1
-            e = empty_cells(s, b)
-            while e:
-                a = 9 * b + NTH[e, 0]
-                e &= e - 1
-                z = np.float32(0.0)
-                for j in range(h):
-                    z += wps[a, j] * hidden[j]
-                logits[a] = bp[a] + z
-    return float(1.0 / (1.0 + np.exp(-(total + b2[0]))))
+        policy_head(wps, bp, s, hidden, logits)
+    return value
 
 
 @njit(cache=True, nogil=True)

@@ -106,10 +106,13 @@ PONDER_CHUNK_MS = 1.0  # pondering looks whether to stop this often
 class Tree:
     """One search tree (`mcts_tree.TreeArrays`) and the position at its root."""
 
-    def __init__(self, capacity: int, seed: int, workers: int = 1) -> None:
+    def __init__(self, capacity: int, seed: int, workers: int = 1, hidden: int = 0,
+                 sums_bytes: int = mt.SUMS_BYTES) -> None:
         self.capacity = capacity
         self.arrays = mt.alloc(capacity)
         self.spare = mt.alloc(capacity)  # compaction copies the kept subtree here
+        # a fast network's hidden sums kept per node (`hidden` units; 0: no fast network)
+        self.sums = mt.alloc_sums(capacity, hidden, sums_bytes) if hidden else None
         self.root_state: np.ndarray | None = None
         self.flags = 0  # the rules' kernel flags, set with each new root
         # one random stream per thread searching this tree
@@ -144,10 +147,18 @@ class Tree:
                 if self.used > self.capacity // 2:
                     mt.compact(self.arrays, self.spare)
                     self.arrays, self.spare = self.spare, self.arrays
+                    self._clear_sums(self.used)  # the nodes have new numbers
+                elif self.sums is not None and self.sums.used[0] > len(self.sums.acc) // 2:
+                    self._clear_sums(self.used)  # room for this move's nodes
                 return True
         mt.reset(self.arrays)
+        self._clear_sums(1)
         self.root_state = state.copy()
         return False
+
+    def _clear_sums(self, nodes: int) -> None:
+        if self.sums is not None:
+            mt.clear_sums(self.sums, nodes)
 
     def search(self, sims: int, c: float, policy: int, solver: bool, worker: int = 0,
                net: SearchNet | None = None, mix: float = 0.0, draw: float = 0.5,
@@ -155,7 +166,7 @@ class Tree:
         assert self.root_state is not None
         return int(mt.search(self.arrays, self.root_state, self.flags, sims, c, policy, solver,
                              self.rngs[worker], net, mix, draw, len(self.rngs) > 1, fnet,
-                             refine))
+                             refine, self.sums if fnet is not None else None))
 
     def children(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(actions, visits, wins, status) of the root's children."""
@@ -372,10 +383,12 @@ class MCTSPlayer(Player):
         self.ponders = ponder and reuse  # without reuse nothing pondered would be kept
         self._pondered = 0  # simulations pondered since the last move
         self.seed = seed if seed is not None else int.from_bytes(np.random.bytes(6), "little")
+        hidden = 0 if self.fnet is None else self.fnet.b1q.shape[0]
         if parallel == "tree":
-            self.trees = [Tree(capacity, self.seed, workers=threads)]
+            self.trees = [Tree(capacity, self.seed, workers=threads, hidden=hidden)]
         else:
-            self.trees = [Tree(capacity, self.seed + 7919 * i) for i in range(threads)]
+            self.trees = [Tree(capacity, self.seed + 7919 * i, hidden=hidden,
+                               sums_bytes=mt.SUMS_BYTES // threads) for i in range(threads)]
         self._history: list[Move] | None = None
         self._rules: Rules | None = None
         self._pool: ThreadPoolExecutor | None = None

@@ -60,8 +60,18 @@ from ninefold.kernel import (
 )
 from ninefold.players import warmup
 from ninefold.players.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
-from ninefold.players.fastnet import MAX_ACTIVE, SearchFastNet, random_fast_net
-from ninefold.players.fastnet import evaluate_arrays as fast_evaluate
+from ninefold.players.fastnet import (
+    MAX_ACTIVE,
+    WORDS,
+    SearchFastNet,
+    feature_set,
+    features,
+    policy_head,
+    random_fast_net,
+    sum_rows,
+    sums_from,
+    value_head,
+)
 from ninefold.players.fastnet import for_search as fast_for_search
 from ninefold.players.net import SearchNet, evaluate_arrays, for_search, new_scratch, random_net
 
@@ -100,6 +110,45 @@ NODE = np.dtype([("visits", np.int32), ("prior", np.float32), ("wins", np.float6
                  ("first", np.int32), ("status", np.int8), ("move", np.int8),
                  ("nchild", np.int8)], align=True)
 BYTES_PER_NODE = NODE.itemsize
+
+
+class Sums(NamedTuple):
+    """The fast network's hidden sums kept per node (`ninefold.players.fastnet`), so that
+    a leaf's are its grandparent's plus the rows of the few features that two moves
+    change (`fastnet.sums_from`) instead of a row for each of its 10 to 90 features.
+    The grandparent, not the parent: the features are seen by the side to move.
+
+    A pool of `acc.shape[0]` slots, handed out in order as nodes are expanded; a node
+    whose grandparent has none (the pool ran out, the root's children) sums its rows
+    from the bias. `alloc_sums` makes one, `clear_sums` empties it.
+    """
+
+    slot: np.ndarray  # (tree capacity,) int32: node n's slot, -1 none
+    acc: np.ndarray  # (slots, hidden) int16: the hidden sums of the slot's node
+    bits: np.ndarray  # (slots, WORDS) uint64: its features that are on, as a set
+    used: np.ndarray  # (1,) int64: slots handed out (past the pool's size once it is full)
+
+
+SUMS_BYTES = 128 * 2**20  # a pool's size: about 60,000 nodes at 1,024 hidden units
+
+
+def alloc_sums(capacity: int, hidden: int, budget: int = SUMS_BYTES) -> Sums:
+    """An empty pool of hidden sums for a tree of `capacity` nodes and a fast network of
+    `hidden` units, as many slots as `budget` bytes hold (at most one a node).
+
+    >>> sums = alloc_sums(1000, 256, budget=100 * (2 * 256 + 8 * WORDS))
+    >>> sums.acc.shape, int(sums.slot[0]), int(sums.used[0])
+    ((100, 256), -1, 0)
+    """
+    slots = max(1, min(capacity, budget // (2 * hidden + 8 * WORDS)))
+    return Sums(np.full(capacity, -1, np.int32), np.zeros((slots, hidden), np.int16),
+                np.zeros((slots, WORDS), np.uint64), np.zeros(1, np.int64))
+
+
+def clear_sums(sums: Sums, nodes: int) -> None:
+    """Forget every node's slot (the first `nodes` nodes are all that can have one)."""
+    sums.slot[:nodes] = -1
+    sums.used[0] = 0
 
 
 def alloc(capacity: int) -> TreeArrays:
@@ -195,10 +244,11 @@ def _softmax_priors(prior: np.ndarray, move: np.ndarray, f: int, k: int,
 
 @njit(cache=True, inline="always")
 def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndarray,
-            priors: int, shared: bool) -> int:
+            priors: int, shared: bool, slot: np.ndarray) -> int:
     """Give `node` (whose position is `s`) its children; their priors are, as `priors`
     says, none (0), the softmax of `logits` (indexed by action) over the legal moves
-    (NET_PRIORS) or all equal (EQUAL_PRIORS).
+    (NET_PRIORS) or all equal (EQUAL_PRIORS). When `slot` has entries (`Sums`), the
+    children have no slot yet.
 
     Returns 1 if it did, 0 if another thread is expanding or has expanded it,
     -1 if the tree is full. Not `shared`, plain loads and stores do.
@@ -239,6 +289,8 @@ def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndar
             t.visits[n] = 0
             t.wins[n] = 0.0
             t.prior[n] = 1.0 / k if priors == EQUAL_PRIORS else 0.0  # NET_PRIORS: below
+            if slot.shape[0]:
+                slot[n] = -1
             if w >> c & 1:
                 status[n] = WIN_
                 won = True
@@ -255,6 +307,22 @@ def _expand(t: TreeArrays, node: int, s: np.ndarray, flags: int, logits: np.ndar
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _keep_sums(shared: bool, slot: np.ndarray, acc: np.ndarray, bits: np.ndarray,
+               used: np.ndarray, node: int, node_acc: np.ndarray, node_bits: np.ndarray
+               ) -> None:
+    """Keep the hidden sums and feature set of `node`, just expanded, in the pool's next
+    slot (none once the pool is full). The slot is published after its contents."""
+    k = _add(shared, used, 0, 1)
+    if k >= acc.shape[0]:
+        return
+    for j in range(node_acc.shape[0]):
+        acc[k, j] = node_acc[j]
+    for w in range(WORDS):
+        bits[k, w] = node_bits[w]
+    _store(shared, slot, node, k)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _reward(result: int, draw_x: float) -> float:
     """A playout's `result` (0 draw, 1 X won, 2 O won) as a reward for X."""
     return draw_x if result == 0 else (1.0 if result == 1 else 0.0)
@@ -265,7 +333,7 @@ def search(
     t: TreeArrays, root_state: np.ndarray, flags: int, sims: int, c: float, policy: int,
     solver: bool, rng: np.ndarray, net: SearchNet | None = None, mix: float = 0.0,
     draw: float = 0.5, shared: bool = True, fnet: SearchFastNet | None = None,
-    refine: int = 0,
+    refine: int = 0, sums: Sums | None = None,
 ) -> int:
     """Run up to `sims` simulations from the root; returns how many ran.
 
@@ -278,7 +346,9 @@ def search(
     values every leaf and gives its children their first priors, and `net`
     replaces those priors with its own when the node's visits reach `refine`
     (at least 2): the slow network's policy where the search spends its time,
-    the fast one's at the frontier.
+    the fast one's at the frontier. With `sums` (`Sums`, the fast network's
+    hidden size) an expanded node keeps its hidden sums, and a leaf starts from
+    its grandparent's.
 
     `draw` is what a draw is worth to the player at the root (0.5: half a
     win); below 0.5 the search plays on for a win where it can, above it
@@ -299,13 +369,19 @@ def search(
         # the network's and the work arrays, out of their tuples once (`evaluate_arrays`)
         w1q, step, wp_moves = net.w1q, net.step, net.wp_moves
         w1, b1, w2, b2, wp, bp, wv, bv = net.net
-        idx, h1, h2, rows, xs, sums = new_scratch(net.net)
+        idx, h1, h2, rows, xs, nsums = new_scratch(net.net)
     if fnet is not None:
         vw1q, vb1q, vw2s, vb2, vtop, vwps, vbp = fnet
         vidx = np.empty(MAX_ACTIVE, np.int64)
         vacc = np.empty(vb1q.shape[0], np.int16)
         vhidden = np.empty(vb1q.shape[0], np.float32)
-        vpriors = NET_PRIORS if vwps.shape[0] else EQUAL_PRIORS
+        vbits = np.zeros(WORDS, np.uint64)
+        vrows = np.empty(2 * MAX_ACTIVE, np.int64)
+    if sums is None:
+        slot, sacc, sbits, sused = (np.zeros(0, np.int32), np.zeros((0, 1), np.int16),
+                                    np.zeros((0, WORDS), np.uint64), np.zeros(1, np.int64))
+    else:
+        slot, sacc, sbits, sused = sums.slot, sums.acc, sums.bits, sums.used
     puct = net is not None or fnet is not None
     root = t.meta[ROOT]
     root_side = root_state[SIDE]
@@ -334,13 +410,25 @@ def search(
                 if puct:
                     v, grown = 0.5, 0  # the value for the side to move
                     if fnet is not None:
-                        v = fast_evaluate(vw1q, vb1q, vw2s, vb2, vtop, vwps, vbp, s, flags, vidx,
-                                          vacc, vhidden, logits)
-                        grown = _expand(t, node, s, flags, logits, vpriors, shared)
+                        # the value now; the policy, if any, when the node is next
+                        # visited (most leaves are not): equal priors until then
+                        nf = features(s, flags, vidx)
+                        g = _load(shared, slot, path[depth - 2]) if (
+                            depth >= 2 and slot.shape[0]) else -1
+                        if slot.shape[0]:
+                            feature_set(vidx, nf, vbits)
+                        if g >= 0:
+                            sums_from(vw1q, sacc[g], sbits[g], vbits, vrows, vacc)
+                        else:
+                            sum_rows(vw1q, vb1q, vidx, nf, vacc)
+                        v = value_head(vw2s, vb2, vtop, vacc, vhidden)
+                        grown = _expand(t, node, s, flags, logits, EQUAL_PRIORS, shared, slot)
+                        if grown > 0 and slot.shape[0]:
+                            _keep_sums(shared, slot, sacc, sbits, sused, node, vacc, vbits)
                     elif net is not None:
                         v = evaluate_arrays(w1q, step, w1, b1, w2, b2, wp_moves, bp, wp, wv, bv,
-                                            s, flags, idx, h1, h2, rows, xs, sums, logits)
-                        grown = _expand(t, node, s, flags, logits, NET_PRIORS, shared)
+                                            s, flags, idx, h1, h2, rows, xs, nsums, logits)
+                        grown = _expand(t, node, s, flags, logits, NET_PRIORS, shared, slot)
                     if grown > 0 and solver and status[node] != UNKNOWN:
                         continue  # proven at once by a winning child
                     reward = v if s[SIDE] == 0 else 1.0 - v
@@ -351,7 +439,7 @@ def search(
                     break
                 grown = 0
                 if node == root or before > 0:
-                    grown = _expand(t, node, s, flags, logits, NO_PRIORS, shared)
+                    grown = _expand(t, node, s, flags, logits, NO_PRIORS, shared, slot)
                 f = _load(shared, first, node)
                 if grown <= 0 and f < 0:  # a new leaf, the tree is full, or being expanded
                     result, x = playout(s, flags, policy, x)
@@ -362,11 +450,20 @@ def search(
             # select a child: UCT, or PUCT with the network's priors
             k = nchild[node]
             # nested: numba prunes a branch on `arg is None` only when the test stands alone
-            if fnet is not None:  # noqa: SIM102
+            if fnet is not None:
+                if before == 1 and vwps.shape[0]:  # the fast network's policy, deferred
+                    g = _load(shared, slot, node) if slot.shape[0] else -1
+                    if g >= 0:
+                        value_head(vw2s, vb2, vtop, sacc[g], vhidden)
+                    else:
+                        sum_rows(vw1q, vb1q, vidx, features(s, flags, vidx), vacc)
+                        value_head(vw2s, vb2, vtop, vacc, vhidden)
+                    policy_head(vwps, vbp, s, vhidden, logits)
+                    _softmax_priors(prior, move, f, k, logits)
                 if net is not None:  # noqa: SIM102
                     if before == refine - 1:
                         evaluate_arrays(w1q, step, w1, b1, w2, b2, wp_moves, bp, wp, wv, bv,
-                                        s, flags, idx, h1, h2, rows, xs, sums, logits)
+                                        s, flags, idx, h1, h2, rows, xs, nsums, logits)
                         _softmax_priors(prior, move, f, k, logits)
             best = -1
             best_num, best_den = 0.0, 1.0
@@ -587,7 +684,7 @@ warmup.add("mcts", seconds=10, steps=[
     # every argument given, as `Tree.search` gives them (an omitted `shared` would
     # compile another signature than the player's, and the player compile at its first move)
     (search, lambda: (_small_tree(), new_state(), 0, 4, 0.5, POLICY_WIN, True, make_rng(1),
-                      None, 0.0, 0.5, False, None, 0)),
+                      None, 0.0, 0.5, False, None, 0, None)),
     (children, lambda: (_small_tree(), 0)),
     (best_of, lambda: (np.zeros(2, np.int64), np.zeros(2, np.int64))),
     (principal_variation, lambda: (_small_tree(), 4)),
@@ -598,16 +695,17 @@ warmup.add("mcts", seconds=10, steps=[
 
 warmup.add("mcts-net", seconds=8, steps=[
     (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
-                      for_search(random_net(0, 8, 8)), 0.0, 0.5, False, None, 0)),
+                      for_search(random_net(0, 8, 8)), 0.0, 0.5, False, None, 0, None)),
 ])
 
 warmup.add("mcts-fast", seconds=6, steps=[
     (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
-                      None, 0.0, 0.5, False, fast_for_search(random_fast_net(0, 8)), 0)),
+                      None, 0.0, 0.5, False, fast_for_search(random_fast_net(0, 8)), 0,
+                      alloc_sums(200, 8))),
 ])
 
 warmup.add("mcts-hybrid", seconds=8, steps=[
     (search, lambda: (_small_tree(), new_state(), 0, 4, 1.5, POLICY_WIN, True, make_rng(1),
                       for_search(random_net(0, 8, 8)), 0.0, 0.5, False,
-                      fast_for_search(random_fast_net(0, 8)), 2)),
+                      fast_for_search(random_fast_net(0, 8)), 2, alloc_sums(200, 8))),
 ])
