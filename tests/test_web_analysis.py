@@ -408,6 +408,25 @@ def line_move(page: Page, first: str, move: str):
     return line.locator('[data-control="line-move"]', has_text=re.compile(f"^{move}$"))
 
 
+def test_a_click_on_a_line_held_across_a_snapshot_still_plays_it(page: Page, server: str):
+    """The lines are updated in place: a click pressed before a new snapshot and released
+    after it plays the move under the pointer (the buttons rebuilt at each snapshot lost
+    it: press and release fell on two different buttons)."""
+    page.goto(f"{server}/analysis?position={quote(START)}")
+    info = page.get_by_test_id("analysis-info")
+    expect(info).to_contain_text("(searching…)", timeout=400_000)  # (a first compile)
+    button = page.get_by_test_id("analysis-lines").locator('[data-control="line-move"]').nth(1)
+    box = button.bounding_box()
+    assert box is not None
+    before = info.text_content()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    expect(info).not_to_have_text(before or "")  # a snapshot came while the button was held
+    page.mouse.up()
+    expect(page.locator(".cell", has_text="X")).to_have_count(1)
+    expect(page.locator(".cell", has_text="O")).to_have_count(1)
+
+
 def test_a_later_move_of_a_line_shows_the_line_up_to_it(page: Page, server: str):
     """Every move of a line is a button: on the analysis board it plays the line up to it
     (Back takes the moves back one by one); on a replay it steps the replay where the line

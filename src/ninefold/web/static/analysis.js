@@ -25,6 +25,11 @@ export class AnalysisPanel {
     this.caption = el("p", "hint");
     this.lines = el("ol", "lines");
     this.lines.dataset.testid = "analysis-lines";
+    // one listener for every move of every line: a move's button holds its line up to it
+    this.lines.addEventListener("click", (event) => {
+      const button = event.target.closest('[data-control="line-move"]');
+      if (button) this.onMove(button.dataset.line.split(" "));
+    });
     this.root.append(this.bar, this.info, this.caption, this.lines);
   }
 
@@ -89,24 +94,22 @@ export class AnalysisPanel {
       ? `Best moves for ${who}, with ${who}'s expected score and the line the search ` +
         "expects (click a move to see the position after it):"
       : "No move has been searched enough to score yet…";
-    this.lines.replaceChildren();
-    for (const line of msg.moves) {
-      const li = el("li", "line");
-      const score = el("span", "score");
+    // The lines are updated in place, not rebuilt: a click pressed before a snapshot and
+    // released after it would otherwise fall on a button that is gone, and be lost.
+    const items = this.lines.children;
+    msg.moves.forEach((line, n) => {
+      const li = items[n] ?? this.lines.appendChild(el("li", "line"));
+      const score = li.firstElementChild ?? li.appendChild(el("span", "score"));
       score.textContent = line.proven ? line.proven : pct(line.score);
       score.title = `${msg.turn.toUpperCase()}'s expected score after this move`;
-      li.append(score);
       line.pv.forEach((move, i) => {  // each move shows the line up to it
-        const b = el("button", i === 0 ? "pv first" : "pv");
-        b.type = "button";
-        b.dataset.control = "line-move";
+        const b = li.children[i + 1] ?? li.appendChild(lineButton(i));
         b.textContent = move;
-        if (i > 0) b.tabIndex = -1;  // the keyboard reaches a line's first move
-        b.addEventListener("click", () => this.onMove(line.pv.slice(0, i + 1)));
-        li.append(b);
+        b.dataset.line = line.pv.slice(0, i + 1).join(" ");
       });
-      this.lines.append(li);
-    }
+      while (li.children.length > line.pv.length + 1) li.lastElementChild.remove();
+    });
+    while (items.length > msg.moves.length) this.lines.lastElementChild.remove();
   }
 
   // The bar at X's share `x`, saying `text` (by default each side's expected score).
@@ -117,6 +120,15 @@ export class AnalysisPanel {
     this.bar.setAttribute("aria-valuetext", text);
     this.bar.setAttribute("aria-label", "The evaluation: X's expected score");
   }
+}
+
+// The button of a line's move `i` (0: the first; the keyboard reaches only that one).
+function lineButton(i) {
+  const b = el("button", i === 0 ? "pv first" : "pv");
+  b.type = "button";
+  b.dataset.control = "line-move";
+  if (i > 0) b.tabIndex = -1;
+  return b;
 }
 
 function el(tag, className) {
