@@ -460,6 +460,64 @@ def test_a_bot_page_follows_a_new_build_and_a_double_click_asks_once(
     accessible(page)
 
 
+
+def a_refresh(page: Page, path: str):
+    """Wait for the live page's next refresh: its last request, to `path`, answered (and a
+    moment for the page to apply it)."""
+    with page.expect_response(lambda r: path in r.url, timeout=15_000):
+        pass
+    page.wait_for_timeout(300)
+
+
+def test_a_click_held_across_the_contest_pages_refresh_still_follows_its_link(
+        page: Page, platform_server: Platform):
+    """The contest page refreshes itself every few seconds, in place: a link pressed before
+    a refresh and released after it is followed (links rebuilt at each refresh lost the
+    click: press and release fell on two different links). The starter bot's link, which
+    stays where it is (a leaderboard's rows may trade places as games end)."""
+    base = platform_server.base
+    page.goto(base + "/platform/c/cup")
+    expect(page.get_by_test_id("leaderboard")).to_contain_text("bossbot", timeout=60_000)
+    starter = control(page, "starter").and_(page.get_by_text("python", exact=True))
+    starter.scroll_into_view_if_needed()
+    box = starter.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    a_refresh(page, "/api/platform/games?contest=")
+    with page.expect_download(timeout=10_000) as download:
+        page.mouse.up()
+    with zipfile.ZipFile(download.value.path()) as bot:
+        assert "main.py" in bot.namelist()
+
+
+def test_a_bot_pages_refresh_keeps_an_open_stderr_and_a_selected_compile_log(
+        page: Page, platform_server: Platform):
+    """A game's stderr opened on its bot's page stays open across the page's refreshes
+    (its button closes it), and text selected in a compile log stays selected."""
+    base = platform_server.base
+    log_in(page, base, "rival")
+    page.goto(f"{base}/platform/bot/{platform_server.rival_bot}")
+    games = page.get_by_test_id("bot-games")
+    expect(games.locator("li").first).to_be_visible(timeout=GAMES_COME)
+    log = page.locator("#versions pre").first
+    expect(log).to_be_visible()
+    log.evaluate("(pre) => window.getSelection().selectAllChildren(pre)")
+    selected = page.evaluate("() => window.getSelection().toString()")
+    assert selected
+    name = games.locator('li [data-control="game"]').first.text_content()
+    item = games.locator("li").filter(has=page.get_by_role("link", name=name, exact=True))
+    item.locator('[data-control="stderr"]').click()  # (new games come above it meanwhile)
+    shown = item.locator("pre")
+    expect(shown).to_have_count(1)
+    for _ in range(2):
+        a_refresh(page, "/api/platform/games?bot=")
+    expect(shown).to_have_count(1)
+    assert page.evaluate("() => window.getSelection().toString()") == selected
+    item.locator('[data-control="stderr"]').click()
+    expect(shown).to_have_count(0)
+
+
 # --- the browser side of the threat model (ninefold.web.security) -------------------
 
 WATCH_CSP = """window.__violations = [];

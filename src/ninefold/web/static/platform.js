@@ -41,6 +41,61 @@ function named(control, node) {
   return node;
 }
 const link = (control, href, text) => named(control, el("a", { href }, text));
+// Bring `box`'s children up to date with `entries` ([key, data, make]) in place, so that a
+// click pressed on a link, a selection or a log opened under an item survive the live pages'
+// refresh (rebuilding every child at each refresh lost them): a child whose key and data
+// are unchanged is kept as it is; one whose data changed is brought to look like `make()`'s
+// node (`morph`); a new key's node is inserted where it belongs.
+function sync(box, entries) {
+  const had = new Map([...box.children].map((node) => [node.dataset.key, node]));
+  let at = box.firstChild;
+  for (const [key, data, make] of entries) {
+    const sig = JSON.stringify(data);
+    let node = had.get(String(key));
+    if (!node || node.dataset.sig !== sig) {
+      const made = make();
+      Object.assign(made.dataset, { key: String(key), sig });
+      node = node ? morph(node, made) : made;
+    }
+    if (node === at) at = at.nextSibling;
+    else box.insertBefore(node, at);
+  }
+  while (at) {
+    const next = at.nextSibling;
+    at.remove();
+    at = next;
+  }
+}
+// `old` changed in place to look like `made` (its attributes and text; a node of another
+// kind is replaced); returns the node that stands. Children marked `data-extra` (a log
+// opened under an item) are left as they are.
+function morph(old, made) {
+  if (old.nodeType !== made.nodeType || old.nodeName !== made.nodeName) {
+    old.replaceWith(made);
+    return made;
+  }
+  if (old.nodeType !== Node.ELEMENT_NODE) {
+    if (old.nodeValue !== made.nodeValue) old.nodeValue = made.nodeValue;
+    return old;
+  }
+  for (const { name, value } of made.attributes) if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  for (const { name } of [...old.attributes]) if (!made.hasAttribute(name)) old.removeAttribute(name);
+  const mine = [...old.childNodes].filter((n) => !n.dataset?.extra);
+  const theirs = [...made.childNodes];
+  theirs.forEach((child, i) => {
+    if (i < mine.length) morph(mine[i], child);
+    else old.insertBefore(child, mine.length ? mine[mine.length - 1].nextSibling : old.firstChild);
+  });
+  mine.slice(theirs.length).forEach((n) => n.remove());
+  return old;
+}
+// `box`'s contents made by `make()` only when `data` differs from the last time.
+function fillOnce(box, data, make) {
+  const sig = JSON.stringify(data);
+  if (box.dataset.sig === sig) return;
+  box.replaceChildren(...make());
+  box.dataset.sig = sig;
+}
 const when = (t) => (t ? new Date(t * 1000).toLocaleString() : "");
 
 // --- the account -------------------------------------------------------------------
@@ -164,12 +219,12 @@ async function showContest(name) {
     `${c.time_control || "the platform's"}, openings ${c.openings}. Games: ${counts || "none yet"}.` +
     (c.opens ? ` Opens ${when(c.opens)}.` : "") + (c.closes ? ` Closes ${when(c.closes)}.` : "") +
     (board.final ? ` Final standings, stored ${when(c.frozen)}.` : "");
-  document.querySelector("[data-testid=leaderboard] tbody").replaceChildren(...board.rows.map((r) =>
+  sync(document.querySelector("[data-testid=leaderboard] tbody"), board.rows.map((r) => [r.bot, r, () =>
     el("tr", {}, el("td", { textContent: r.rank }), el("td", {}, link("leaderboard-bot", `/platform/bot/${r.bot}`, r.name)),
       el("td", { textContent: r.owner }), el("td", { textContent: `v${r.version}` }),
       el("td", { textContent: r.language }), el("td", { textContent: r.score.toFixed(2) }),
       el("td", { textContent: r.mu.toFixed(2) }), el("td", { textContent: r.sigma.toFixed(2) }),
-      el("td", { textContent: r.games }))));
+      el("td", { textContent: r.games }))]));
   $("upload").hidden = !me;
   $("house").hidden = $("times").hidden = !organises(c) || board.final;
   if ($("times").dataset.contest !== c.name) {  // filled once: a refresh keeps what is typed
@@ -178,11 +233,11 @@ async function showContest(name) {
     $("times").elements.closes.value = local(c.closes);
   }
   languages ??= await api("/api/platform/languages");
-  $("starters").replaceChildren(...languages.flatMap((lang, i) => [i ? ", " : "",
+  fillOnce($("starters"), [name, languages], () => languages.flatMap((lang, i) => [i ? ", " : "",
     named("starter", el("a", { href: `/api/platform/contests/${encodeURIComponent(name)}/starters/${lang}`,
       download: "", textContent: lang }))]));
   const games = await api(`/api/platform/games?contest=${encodeURIComponent(name)}&limit=20`);
-  $("contest-games").replaceChildren(...games.games.map(gameItem));
+  sync($("contest-games"), games.games.map((g) => [g.id, g, () => gameItem(g)]));
   clearTimeout(timer);
   timer = setTimeout(() => showContest(name).catch((e) => say(e.message)), 3000);  // live
 }
@@ -228,10 +283,11 @@ async function showBot(id) {
   $("bot").hidden = false;
   const bot = await api(`/api/platform/bots/${id}`);
   $("bot-title").textContent = bot.name;
-  $("bot-info").replaceChildren(`by ${bot.owner} in `, link("bot-contest", `/platform/c/${bot.contest}`, bot.contest),
-    `; ${bot.ratings.length} rated games`);
-  $("bot-plot").src = `/api/platform/bots/${id}/rating.png?n=${bot.ratings.length}`;
-  $("versions").replaceChildren(...bot.versions.slice().reverse().map((v) => {
+  fillOnce($("bot-info"), [bot.owner, bot.contest, bot.ratings.length], () => [`by ${bot.owner} in `,
+    link("bot-contest", `/platform/c/${bot.contest}`, bot.contest), `; ${bot.ratings.length} rated games`]);
+  const plot = `/api/platform/bots/${id}/rating.png?n=${bot.ratings.length}`;
+  if ($("bot-plot").getAttribute("src") !== plot) $("bot-plot").src = plot;
+  sync($("versions"), bot.versions.slice().reverse().map((v) => [v.id, v, () => {
     const box = el("div", { className: "version" });
     box.dataset.status = v.status;
     box.append(el("strong", { textContent: `v${v.number}` }), ` ${v.filename}, ${v.language}, `,
@@ -240,22 +296,26 @@ async function showBot(id) {
     if (v.compile_log !== null) box.append(el("h3", { textContent: "Compile log" }), el("pre", { textContent: v.compile_log || "(none yet)" }));
     if (v.test_log !== null) box.append(el("h3", { textContent: "Input test" }), el("pre", { textContent: v.test_log || "(not run yet)" }));
     return box;
-  }));
+  }]));
   if (bot.mine) await testGamesForm(bot);
   else $("test-games")?.remove();
   const games = await api(`/api/platform/games?bot=${id}&limit=50`);
-  $("bot-games").replaceChildren(...games.games.map((g) => {
+  sync($("bot-games"), games.games.map((g) => [g.id, [g, bot.mine], () => {
     const item = gameItem(g);
     if (bot.mine) {
       const logs = named("stderr", el("button", { type: "button", textContent: "stderr" }));
-      logs.addEventListener("click", async () => {
+      logs.addEventListener("click", async () => {  // opens the game's stderr, or closes it
+        const shown = item.querySelector("pre");
+        if (shown) { shown.remove(); return; }
         const l = await api(`/api/platform/games/${g.id}/logs`);
-        item.append(el("pre", { textContent: [l.x_log && `X:\n${l.x_log}`, l.o_log && `O:\n${l.o_log}`].filter(Boolean).join("\n") || "(empty)" }));
+        const log = el("pre", { textContent: [l.x_log && `X:\n${l.x_log}`, l.o_log && `O:\n${l.o_log}`].filter(Boolean).join("\n") || "(empty)" });
+        log.dataset.extra = "stderr";  // kept when the item is brought up to date (`morph`)
+        item.append(log);
       });
       item.append(" ", logs);
     }
     return item;
-  }));
+  }]));
   const busy = bot.versions.some((v) => ["uploaded", "compiling", "testing"].includes(v.status));
   clearTimeout(timer);
   timer = setTimeout(() => showBot(id).catch((e) => say(e.message)), busy ? 1000 : 5000);
