@@ -280,3 +280,19 @@ def test_training_writes_a_network_the_search_plays(tmp_path):
                           timeout=120)
     assert wide.returncode != 0 and "more than the 32 hidden units" in wide.stderr
     assert "Traceback" not in wide.stderr
+    # --start trains on from a network's weights (at a learning rate too small to move
+    # them, they come back as they were), and one of another shape is refused in one line
+    again = tmp_path / "again.npz"
+    run = subprocess.run([sys.executable, "-m", "ninefold.learn.fastnet", str(data), "--out",
+                          str(again), "--epochs", "1", "--hidden", "32", "--policy-units", "8",
+                          "--lr", "1e-6", "--start", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    after = load_fast_net(again)
+    assert all(np.allclose(x, y, atol=1e-3) for x, y in zip(net, after, strict=True))
+    assert str(out) in net_meta(again)["start"]
+    other = subprocess.run([sys.executable, "-m", "ninefold.learn.fastnet", str(data), "--hidden",
+                            "16", "--start", str(out)], capture_output=True, text=True,
+                           timeout=120)
+    assert other.returncode != 0 and "has 32 hidden units" in other.stderr
+    assert "Traceback" not in other.stderr

@@ -16,7 +16,10 @@ that network's policy in the same teacher's share. Each batch is seen under one
 of the board's eight symmetries. The last tenth of the last file is held out; the loss on it (binary
 cross-entropy against the search's value alone, and against the blended target)
 is printed after each epoch and kept in the network's ``meta``, with the
-command, the data files' checksums and the teacher's.
+command, the data files' checksums and the teacher's. ``--start FILE`` trains on
+from a fast network's weights (its hidden size, and the policy on as many units)
+instead of random ones: a network moved towards new targets, such as the values of
+deeper searches, at a lower ``--lr``.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from ninefold.players.fastnet import (
     FastNet,
     action_maps,
     encode,
+    load_fast_net,
     save_fast_net,
     symmetries,
 )
@@ -119,9 +123,10 @@ def arrays(pos: Positions, result_share: float, teacher_share: float, teacher: s
 
 def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, batch: int,
           result_share: float, teacher_share: float, teacher: str, policy_weight: float,
-          seed: int, device: str, command: str, policy_units: int | None = None
-          ) -> dict[str, object]:
-    """Train and save the network; returns its meta."""
+          seed: int, device: str, command: str, policy_units: int | None = None,
+          start: Path | None = None) -> dict[str, object]:
+    """Train and save the network (from the weights of `start` if given); returns its
+    meta."""
     import torch
     from torch import nn
 
@@ -159,6 +164,14 @@ def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, bat
             return self.value(h)[:, 0], self.policy(h[:, :units])
 
     model = Model().to(device)
+    if start is not None:
+        begin = load_fast_net(start)
+        with torch.no_grad():
+            for param, array in ((model.l1.weight, begin.w1.T), (model.l1.bias, begin.b1),
+                                 (model.value.weight[0], begin.w2), (model.value.bias, begin.b2),
+                                 (model.policy.weight, begin.wp[:units].T),
+                                 (model.policy.bias, begin.bp)):
+                param.copy_(torch.from_numpy(np.ascontiguousarray(array)))
     if policy_weight == 0:
         nn.init.zeros_(model.policy.weight)
         nn.init.zeros_(model.policy.bias)
@@ -221,6 +234,7 @@ def train(files: list[Path], out: Path, epochs: int, hidden: int, lr: float, bat
         "teacher_share": teacher_share, "policy_weight": policy_weight,
         "policy_units": units,
         "teacher": _sha(Path(teacher)) if teacher_share > 0 else None,
+        "start": None if start is None else {str(start): _sha(start)},
         "data": {str(p): _sha(p) for p in files}, "positions": positions,
         "held_out": len(held), "held_out_losses": history, "held_out_floor": round(floor, 5),
         "machine": platform.node(), "torch": torch.__version__,
@@ -250,6 +264,9 @@ def main(
         "a move's logit costs the search a product of this size."),
     seed: int = typer.Option(1, help="Seed of everything random."),
     device: str = typer.Option("cpu", metavar=DEVICE, help=DEVICE_HELP),
+    start: Annotated[Path | None, typer.Option(help="A fast network to train on from (its "
+                                               "hidden size; the policy on as many units).")
+                     ] = None,
 ) -> None:
     """Train the fast network (for the search's speed) on self-play positions."""
     from ninefold.learn.distill import positions_problem
@@ -260,6 +277,20 @@ def main(
     if policy_units is not None and policy_units > hidden:
         raise typer.BadParameter(f"--policy-units {policy_units} is more than the "
                                  f"{hidden} hidden units")
+    if start is not None:
+        from ninefold.players.fastnet import FastNetError
+
+        try:
+            begin = load_fast_net(start)
+        except FastNetError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--start") from None
+        read = np.flatnonzero(begin.wp.any(axis=1))
+        units = policy_units or hidden
+        if begin.b1.shape[0] != hidden or (len(read) and read[-1] >= units):
+            raise typer.BadParameter(
+                f"{str(start)!r} has {begin.b1.shape[0]} hidden units, the policy on "
+                f"{int(read[-1]) + 1 if len(read) else 0}: give --hidden and --policy-units "
+                "to match", param_hint="--start")
     for path in data:
         problem = positions_problem(path)
         if problem:
@@ -272,7 +303,8 @@ def main(
     if teacher_share > 0 and not Path(teacher_file).is_file():
         raise TrainingError(f"--teacher: no network file {teacher_file!r}")
     meta = train(list(data), out, epochs, hidden, lr, batch, result_share, teacher_share,
-                 teacher_file, policy_weight, seed, device, given_command(ctx), policy_units)
+                 teacher_file, policy_weight, seed, device, given_command(ctx), policy_units,
+                 start)
     print(f"{out}: held-out loss {meta['held_out_losses'][-1]}")  # type: ignore[index]
 
 
