@@ -9,11 +9,13 @@ from __future__ import annotations
 import doctest
 import json
 import os
+import random
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.slow
@@ -367,6 +369,44 @@ def test_o_losses_reads_saved_games_and_counts_o_s_score(tmp_path):
     assert bad.returncode == 2 and "not a file of games saved by strength.py" in bad.stderr
     assert "Traceback" not in bad.stderr
 
+
+
+def test_deep_labels_searches_drawn_positions_and_keeps_what_is_written(tmp_path):
+    """Positions drawn from self-play files, each searched from an empty tree: the
+    search's visit shares over legal moves, a value in 0..1, the stored result kept; a
+    second run keeps the file written."""
+    from ninefold.kernel import legal_actions
+    from ninefold.learn.selfplay import Positions, Searcher, play_game
+    from ninefold.variants import PRESETS
+
+    pos = play_game(Searcher().player(30, 1), PRESETS["codingame"], [], random.Random(1))
+    data = tmp_path / "data_0.npz"
+    pos.save(data)
+    out = tmp_path / "deep"
+    args = (str(out), str(data), "--spec", "mcts", "--sims", "200", "--positions", "12",
+            "--workers", "1")
+    done = run("deep_labels.py", *args)
+    assert done.returncode == 0, done.stderr
+    assert "1/1" in done.stdout and "12 positions" in done.stdout
+    deep = Positions.load(out / "deep_0.npz")
+    assert len(deep) == 12 and ((deep.value >= 0) & (deep.value <= 1)).all()
+    for state, shares in zip(deep.states, deep.policy.astype(np.float32), strict=True):
+        legal = set(legal_actions(state.astype(np.int64)).tolist())
+        assert abs(shares.sum() - 1) < 1e-2 and set(np.flatnonzero(shares)) <= legal
+    stored = {s.tobytes(): r for s, r in zip(pos.states, pos.result, strict=True)}
+    assert all(stored[s.tobytes()] == r for s, r in zip(deep.states, deep.result, strict=True))
+    again = run("deep_labels.py", *args)
+    assert again.returncode == 0 and "kept" in again.stdout
+    # and value_capacity.py trains a probe on them from a fast network, reporting the loss
+    from ninefold.players.fastnet import random_fast_net, save_fast_net
+
+    save_fast_net(random_fast_net(1, 16), tmp_path / "fast.npz", {})
+    probe = run("value_capacity.py", str(tmp_path / "fast.npz"), str(out), "4", "2", "1e-3")
+    assert probe.returncode == 0, probe.stderr
+    assert "11 positions, 1 held out" in probe.stdout and "K=4 epoch 2:" in probe.stdout
+    bad = run("deep_labels.py", str(out), str(data), "--spec", "random")
+    assert bad.returncode == 2 and "Invalid value for --spec: player 'random'" in bad.stderr
+    assert "Traceback" not in bad.stderr
 
 def test_o_losses_walks_a_lost_game_back_to_the_move_that_let_a_hold_go():
     import o_losses
