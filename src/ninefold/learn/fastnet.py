@@ -46,12 +46,14 @@ from ninefold.players.fastnet import (
     FEATURES,
     HIDDEN,
     FastNet,
+    FastNetError,
     action_maps,
     encode,
     load_fast_net,
     save_fast_net,
     symmetries,
 )
+from ninefold.players.fastnet import policy_units as read_units
 
 if TYPE_CHECKING:
     from ninefold.learn.selfplay import Positions
@@ -278,19 +280,15 @@ def main(
         raise typer.BadParameter(f"--policy-units {policy_units} is more than the "
                                  f"{hidden} hidden units")
     if start is not None:
-        from ninefold.players.fastnet import FastNetError
-
         try:
             begin = load_fast_net(start)
         except FastNetError as exc:
             raise typer.BadParameter(str(exc), param_hint="--start") from None
-        read = np.flatnonzero(begin.wp.any(axis=1))
-        units = policy_units or hidden
-        if begin.b1.shape[0] != hidden or (len(read) and read[-1] >= units):
+        read = read_units(begin)
+        if begin.b1.shape[0] != hidden or read > (policy_units or hidden):
             raise typer.BadParameter(
-                f"{str(start)!r} has {begin.b1.shape[0]} hidden units, the policy on "
-                f"{int(read[-1]) + 1 if len(read) else 0}: give --hidden and --policy-units "
-                "to match", param_hint="--start")
+                f"{str(start)!r} has {begin.b1.shape[0]} hidden units, the policy on {read}: "
+                "give --hidden and --policy-units to match", param_hint="--start")
     for path in data:
         problem = positions_problem(path)
         if problem:

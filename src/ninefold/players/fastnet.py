@@ -110,6 +110,16 @@ class SearchFastNet(NamedTuple):
     bp: np.ndarray  # (81,) float32
 
 
+def policy_units(net: FastNet) -> int:
+    """How many hidden units, the first ones, the policy reads (0: no policy).
+
+    >>> policy_units(random_fast_net(0, 8))
+    8
+    """
+    read = np.flatnonzero(net.wp.any(axis=1))
+    return int(read[-1]) + 1 if len(read) else 0
+
+
 def for_search(net: FastNet) -> SearchFastNet:
     """`net` in int16 steps of 1/scale, scale as large as 255 but small enough that no
     sum of a bias and MAX_ACTIVE weights can leave int16.
@@ -122,8 +132,7 @@ def for_search(net: FastNet) -> SearchFastNet:
     scale = float(min(255.0, 32000.0 / max(float(worst.max()), 1e-9)))
     w1q = np.round(net.w1 * scale).astype(np.int16)
     b1q = np.round(net.b1 * scale).astype(np.int16)
-    read = np.flatnonzero(net.wp.any(axis=1))  # the hidden units the policy reads
-    units = int(read[-1]) + 1 if len(read) else 0
+    units = policy_units(net)
     wps = (np.ascontiguousarray(net.wp[:units].T) / scale).astype(np.float32) if units else (
         np.zeros((0, 1), np.float32))
     return SearchFastNet(w1q, b1q, (net.w2 / scale).astype(np.float32),
