@@ -498,3 +498,13 @@ def test_strength_names_the_machine_s_stall_before_a_game_lost_on_time():
         "  A lost on time after ply 14: a machine stall of 31 ms in the 1 s before the game ended",
         "  B lost on time after ply 24: no machine stall in the 1 s before the game ended",
     ]
+
+
+def test_search_speed_times_specs_beside_the_default():
+    done = run("search_speed.py", "mcts:net=default,mix=0", "--sims", "200", "--rounds", "1",
+               "--per-length", "1")
+    assert done.returncode == 0, done.stderr
+    assert "mcts:net=default,mix=0" in done.stdout and "1.00x" in done.stdout
+    bad = run("search_speed.py", "random", "--sims", "200", "--rounds", "1")
+    assert bad.returncode != 0 and "not an mcts player spec" in bad.stderr
+    assert "Traceback" not in bad.stderr

@@ -1,0 +1,130 @@
+"""Simulations a second of players' searches, one thread, against the default's in the same run.
+
+Each spec is an ``mcts`` player spec (``mcts:net=runs/wide/w1024p256.npz,refine=4,mix=0``);
+its search is run as the player runs it (`mcts.Tree.search` with the player's network,
+fast network, c, playout share, draw value, solver and ``refine``), from an empty tree,
+a fixed number of simulations from each of a set of codingame positions (random
+openings of 0, 8, 16 and 24 plies, three of each). The reference is
+``mcts:net=default``, always measured, first. The specs take turns position by
+position within a round, so load from other processes hits them alike; the rate is
+simulations per second of this process's CPU time, and the table shows each spec's
+lowest and highest round and its median's ratio to the reference's median.
+
+One call a search, where the player searches in slices of about a millisecond
+between looks at the clock: this is the engine's speed, not the player's overheads.
+
+    .venv/bin/python benchmarks/search_speed.py mcts:net=runs/wide/w1024p256.npz,refine=16 \
+        mcts:net=runs/wide/w1024p256.npz,refine=4 [--sims 12000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ninefold import kernel
+from ninefold.players import make_player
+from ninefold.players.mcts import MCTSPlayer
+from ninefold.rules import Board
+
+REFERENCE = "mcts:net=default"
+PLIES = (0, 8, 16, 24)
+
+app = typer.Typer(add_completion=False)
+console = Console()
+
+
+def positions(per_length: int, flags: int) -> list[np.ndarray]:
+    """Kernel states after random openings of each length in `PLIES`, `per_length` of each
+    (seeds 1, 2, ...), none of them over."""
+    out = []
+    for plies in PLIES:
+        seed = 0
+        found = 0
+        while found < per_length:
+            seed += 1
+            s, x = kernel.new_state(), kernel.make_rng(seed)
+            for _ in range(plies):
+                b, c, x[0] = kernel.random_move(s, x[0])
+                kernel.play(s, b, c, flags)
+            if s[kernel.RESULT] < 0:
+                out.append(s)
+                found += 1
+    return out
+
+
+def searcher(spec: str, sims: int) -> MCTSPlayer:
+    """The player of `spec`, one thread, with a tree large enough for `sims`."""
+    if spec.split(":")[0] != "mcts":
+        raise ValueError(f"{spec!r} is not an mcts player spec")
+    player = make_player(f"{spec}{',' if ':' in spec else ':'}threads=1,seed=5")
+    assert isinstance(player, MCTSPlayer)
+    if player.trees[0].capacity < 100 * sims:
+        raise ValueError(f"{spec!r}: its tree holds {player.trees[0].capacity} nodes, "
+                                 f"too few for {sims} simulations")
+    return player
+
+
+def search_rate(player: MCTSPlayer, state: np.ndarray, flags: int, sims: int) -> tuple[int, float]:
+    """(simulations run, CPU seconds) of one search of `player` from an empty tree at `state`."""
+    tree = player.trees[0]
+    tree.flags = flags
+    tree.set_root(state, None)
+    start = time.process_time()
+    done = tree.search(sims, player.c, player.policy, player.solver, 0, player.net, player.mix,
+                       player.draw, player.fnet, player.refine)
+    return done, time.process_time() - start
+
+
+@app.command()
+def main(
+    specs: Annotated[list[str], typer.Argument(help="mcts player specs to time beside the "
+                                                   "default.")],
+    sims: int = typer.Option(12_000, min=1, help="Simulations a search."),
+    rounds: int = typer.Option(3, min=1, help="Rounds over the positions."),
+    per_length: int = typer.Option(3, min=1, help="Positions of each opening length."),
+) -> None:
+    flags = Board("codingame").rules.flags
+    roots = positions(per_length, flags)
+    names = [REFERENCE, *[s for s in specs if s != REFERENCE]]
+    try:
+        players = {name: searcher(name, sims) for name in names}
+    except ValueError as exc:  # a spec that is not an mcts player, or a bad option in one
+        Console(stderr=True).print(f"search_speed.py: {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    for player in players.values():  # compiled and warm before any clock runs
+        search_rate(player, roots[0], flags, min(sims, 200))
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        done = dict.fromkeys(names, 0)
+        spent = dict.fromkeys(names, 0.0)
+        for state in roots:
+            for name in names:
+                n, t = search_rate(players[name], state, flags, sims)
+                done[name] += n
+                spent[name] += t
+        for name in names:
+            rates[name].append(done[name] / max(spent[name], 1e-9))
+        console.print(f"round {r + 1}/{rounds}: " + ", ".join(
+            f"{name} {rates[name][-1]:,.0f}" for name in names), highlight=False)
+    reference = statistics.median(rates[REFERENCE])
+    table = Table(title=f"simulations a second, one thread, {len(roots)} codingame positions x "
+                  f"{sims:,} simulations, {rounds} round{'s' if rounds > 1 else ''}")
+    table.add_column("search", overflow="fold")
+    table.add_column("lowest", justify="right")
+    table.add_column("highest", justify="right")
+    table.add_column("median / the default's", justify="right")
+    for name in names:
+        table.add_row(name, f"{min(rates[name]):,.0f}", f"{max(rates[name]):,.0f}",
+                      f"{statistics.median(rates[name]) / reference:.2f}x")
+    console.print(table)
+
+
+if __name__ == "__main__":
+    app()
