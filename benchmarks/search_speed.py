@@ -12,6 +12,10 @@ lowest and highest round and its median's ratio to the reference's median.
 
 One call a search, where the player searches in slices of about a millisecond
 between looks at the clock: this is the engine's speed, not the player's overheads.
+And a fresh tree a search, where a player keeps its tree from move to move: in play
+at 100 ms (trees of about a million nodes kept) the fast network's searches ran
+well below these rates while the default's did not (docs/research/fast-network.md,
+"Thirteenth session"), so a rate here is an upper bound for play.
 
     .venv/bin/python benchmarks/search_speed.py mcts:net=runs/wide/w1024p256.npz,refine=16 \
         mcts:net=runs/wide/w1024p256.npz,refine=4 [--sims 12000] [--rounds 3]
@@ -60,14 +64,15 @@ def positions(per_length: int, flags: int) -> list[np.ndarray]:
 
 
 def searcher(spec: str, sims: int) -> MCTSPlayer:
-    """The player of `spec`, one thread, with a tree large enough for `sims`."""
+    """The player of `spec`, one thread, its tree room for `sims` simulations (at 40
+    nodes a simulation: a simulation expands one node, 9 children as a rule)."""
     if spec.split(":")[0] != "mcts":
         raise ValueError(f"{spec!r} is not an mcts player spec")
-    player = make_player(f"{spec}{',' if ':' in spec else ':'}threads=1,seed=5")
+    options = "threads=1,seed=5"
+    if "nodes=" not in spec:
+        options += f",nodes={max(2_000_000, 40 * sims)}"
+    player = make_player(f"{spec}{',' if ':' in spec else ':'}{options}")
     assert isinstance(player, MCTSPlayer)
-    if player.trees[0].capacity < 100 * sims:
-        raise ValueError(f"{spec!r}: its tree holds {player.trees[0].capacity} nodes, "
-                                 f"too few for {sims} simulations")
     return player
 
 

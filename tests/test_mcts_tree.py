@@ -229,3 +229,34 @@ def test_the_fast_policy_is_computed_when_a_node_is_first_selected_through(keep_
         np.testing.assert_allclose(got, want if twice else np.full(k, 1.0 / k), atol=1e-5)
         checked[bool(twice)] += 1
     assert checked[True] > 50 and checked[False] > 50
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_kept_tree_gets_its_sums_back_where_the_search_passes(shared: bool) -> None:
+    """Once the pool is emptied under a kept tree (as the player does when it is half full,
+    or the tree compacted), each expanded node the next search passes through is given
+    sums again, so the leaves below it start from them; the tree is the same as without."""
+    from ninefold.players.fastnet import for_search as fast_for_search
+    from ninefold.players.fastnet import random_fast_net
+
+    fnet = fast_for_search(random_fast_net(4, 48))
+    sums = mt.alloc_sums(50_000, 48)
+    trees = []
+    for pool in (sums, None):
+        tree = mt.alloc(50_000)
+        mt.reset(tree)
+        rng = kernel.make_rng(5)
+        mt.search(tree, kernel.new_state(), 0, 1_500, 1.0, mt.POLICY_WIN, True, rng, None,
+                  0.25, 0.5, shared, fnet, 0, pool)
+        before = tree.visits.copy()
+        if pool is not None:
+            mt.clear_sums(pool, 50_000)
+        mt.search(tree, kernel.new_state(), 0, 1_500, 1.0, mt.POLICY_WIN, True, rng, None,
+                  0.25, 0.5, shared, fnet, 0, pool)
+        trees.append(tree)
+        if pool is not None:
+            passed = (tree.first >= 0) & (tree.visits > before) & (before > 0)
+            assert passed.sum() > 100
+            assert (pool.slot[passed] >= 0).all()
+    np.testing.assert_array_equal(trees[0].visits, trees[1].visits)
+    np.testing.assert_array_equal(trees[0].prior, trees[1].prior)

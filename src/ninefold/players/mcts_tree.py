@@ -120,7 +120,10 @@ class Sums(NamedTuple):
 
     A pool of `acc.shape[0]` slots, handed out in order as nodes are expanded; a node
     whose grandparent has none (the pool ran out, the root's children) sums its rows
-    from the bias. `alloc_sums` makes one, `clear_sums` empties it.
+    from the bias. An expanded node without a slot (the root; a tree kept from the last
+    move once the pool was emptied or the tree compacted) is given one when the search
+    next passes through it, while the pool has room. `alloc_sums` makes one,
+    `clear_sums` empties it.
     """
 
     slot: np.ndarray  # (tree capacity,) int32: node n's slot, -1 none
@@ -451,8 +454,22 @@ def search(
             k = nchild[node]
             # nested: numba prunes a branch on `arg is None` only when the test stands alone
             if fnet is not None:
+                g = _load(shared, slot, node) if slot.shape[0] else -1
+                if g < 0 and slot.shape[0] and _load(shared, sused, 0) < sacc.shape[0]:
+                    # an expanded node with no sums kept (the root, a tree kept from the
+                    # last move after the pool was emptied or the tree compacted, a node
+                    # expanded while the pool was full): keep them now, so that the
+                    # leaves below it start from them
+                    nf = features(s, flags, vidx)
+                    feature_set(vidx, nf, vbits)
+                    gg = _load(shared, slot, path[depth - 2]) if depth >= 2 else -1
+                    if gg >= 0:
+                        sums_from(vw1q, sacc[gg], sbits[gg], vbits, vrows, vacc)
+                    else:
+                        sum_rows(vw1q, vb1q, vidx, nf, vacc)
+                    _keep_sums(shared, slot, sacc, sbits, sused, node, vacc, vbits)
+                    g = _load(shared, slot, node)
                 if before == 1 and vwps.shape[0]:  # the fast network's policy, deferred
-                    g = _load(shared, slot, node) if slot.shape[0] else -1
                     if g >= 0:
                         value_head(vw2s, vb2, vtop, sacc[g], vhidden)
                     else:
