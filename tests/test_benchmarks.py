@@ -505,6 +505,10 @@ def test_search_speed_times_specs_beside_the_default():
                "--per-length", "1")
     assert done.returncode == 0, done.stderr
     assert "mcts:net=default,mix=0" in done.stdout and "1.00x" in done.stdout
+    played = run("search_speed.py", "mcts:net=default,mix=0", "--play-ms", "5", "--games", "1")
+    assert played.returncode == 0, played.stderr
+    assert "in play" in played.stdout and "plies 4-19" in played.stdout
+    assert "(1.00x)" in played.stdout
     bad = run("search_speed.py", "random", "--sims", "200", "--rounds", "1")
     assert bad.returncode != 0 and "not an mcts player spec" in bad.stderr
     assert "Traceback" not in bad.stderr
