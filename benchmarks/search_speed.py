@@ -13,9 +13,10 @@ lowest and highest round and its median's ratio to the reference's median.
 Without ``--play-ms``: one call a search, where the player searches in slices of about a millisecond
 between looks at the clock: this is the engine's speed, not the player's overheads.
 And a fresh tree a search, where a player keeps its tree from move to move: in play
-at 100 ms (trees of about a million nodes kept) the fast network's searches ran
-well below these rates while the default's did not (docs/research/fast-network.md,
-"Thirteenth session"), so a rate here is an upper bound for play.
+at 100 ms (trees of about a million nodes kept, real games' positions) the fast
+network's searches ran well below their rates here, and their ratio to the default's
+too (docs/research/fast-network.md, "Thirteenth session"): measure play with
+``--play-ms``.
 
     .venv/bin/python benchmarks/search_speed.py mcts:net=runs/wide/w1024p256.npz,refine=16 \
         mcts:net=runs/wide/w1024p256.npz,refine=4 [--sims 12000] [--rounds 3]
