@@ -326,6 +326,24 @@ def _keep_sums(shared: bool, slot: np.ndarray, acc: np.ndarray, bits: np.ndarray
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _hidden_sums(shared: bool, s: np.ndarray, flags: int, grand: int, w1q: np.ndarray,
+                 b1q: np.ndarray, slot: np.ndarray, acc: np.ndarray, bits: np.ndarray,
+                 idx: np.ndarray, node_bits: np.ndarray, rows: np.ndarray,
+                 node_acc: np.ndarray) -> None:
+    """The fast network's hidden sums of position `s` into `node_acc` (and, with a pool
+    of `Sums`, its feature set into `node_bits`): from those kept for `grand`, the node
+    two moves up (-1: none), when it has a slot, else from the bias."""
+    n = features(s, flags, idx)
+    g = _load(shared, slot, grand) if grand >= 0 and slot.shape[0] else -1
+    if slot.shape[0]:
+        feature_set(idx, n, node_bits)
+    if g >= 0:
+        sums_from(w1q, acc[g], bits[g], node_bits, rows, node_acc)
+    else:
+        sum_rows(w1q, b1q, idx, n, node_acc)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _reward(result: int, draw_x: float) -> float:
     """A playout's `result` (0 draw, 1 X won, 2 O won) as a reward for X."""
     return draw_x if result == 0 else (1.0 if result == 1 else 0.0)
@@ -415,15 +433,8 @@ def search(
                     if fnet is not None:
                         # the value now; the policy, if any, when the node is next
                         # visited (most leaves are not): equal priors until then
-                        nf = features(s, flags, vidx)
-                        g = _load(shared, slot, path[depth - 2]) if (
-                            depth >= 2 and slot.shape[0]) else -1
-                        if slot.shape[0]:
-                            feature_set(vidx, nf, vbits)
-                        if g >= 0:
-                            sums_from(vw1q, sacc[g], sbits[g], vbits, vrows, vacc)
-                        else:
-                            sum_rows(vw1q, vb1q, vidx, nf, vacc)
+                        _hidden_sums(shared, s, flags, path[depth - 2] if depth >= 2 else -1,
+                                     vw1q, vb1q, slot, sacc, sbits, vidx, vbits, vrows, vacc)
                         v = value_head(vw2s, vb2, vtop, vacc, vhidden)
                         grown = _expand(t, node, s, flags, logits, EQUAL_PRIORS, shared, slot)
                         if grown > 0 and slot.shape[0]:
@@ -460,13 +471,8 @@ def search(
                     # last move after the pool was emptied or the tree compacted, a node
                     # expanded while the pool was full): keep them now, so that the
                     # leaves below it start from them
-                    nf = features(s, flags, vidx)
-                    feature_set(vidx, nf, vbits)
-                    gg = _load(shared, slot, path[depth - 2]) if depth >= 2 else -1
-                    if gg >= 0:
-                        sums_from(vw1q, sacc[gg], sbits[gg], vbits, vrows, vacc)
-                    else:
-                        sum_rows(vw1q, vb1q, vidx, nf, vacc)
+                    _hidden_sums(shared, s, flags, path[depth - 2] if depth >= 2 else -1,
+                                 vw1q, vb1q, slot, sacc, sbits, vidx, vbits, vrows, vacc)
                     _keep_sums(shared, slot, sacc, sbits, sused, node, vacc, vbits)
                     g = _load(shared, slot, node)
                 if before == 1 and vwps.shape[0]:  # the fast network's policy, deferred
