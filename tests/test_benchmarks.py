@@ -500,6 +500,22 @@ def test_strength_names_the_machine_s_stall_before_a_game_lost_on_time():
     ]
 
 
+def test_sim_profile_times_each_part_of_a_fast_networks_search_beside_the_default(tmp_path):
+    from ninefold.players.fastnet import random_fast_net, save_fast_net
+
+    fast = tmp_path / "fast.npz"
+    save_fast_net(random_fast_net(0, 16), fast, {})
+    done = run("sim_profile.py", f"mcts:net={fast},refine=4", "--sims", "300")
+    assert done.returncode == 0, done.stderr
+    assert "16 positions of real games" in done.stdout
+    for part in ("leaf value", "fast policy (2nd visit)", "shipped priors (refine)",
+                 "a simulation", "mean path length"):
+        assert part in done.stdout, part
+    bad = run("sim_profile.py", "random", "--sims", "300")
+    assert bad.returncode != 0 and "not an mcts player spec" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
 def test_search_speed_times_specs_beside_the_default():
     done = run("search_speed.py", "mcts:net=default,mix=0", "--sims", "200", "--rounds", "1",
                "--per-length", "1")

@@ -260,3 +260,28 @@ def test_a_kept_tree_gets_its_sums_back_where_the_search_passes(shared: bool) ->
             assert (pool.slot[passed] >= 0).all()
     np.testing.assert_array_equal(trees[0].visits, trees[1].visits)
     np.testing.assert_array_equal(trees[0].prior, trees[1].prior)
+
+
+@pytest.mark.parametrize("slow", [False, True])
+def test_a_timed_search_builds_the_same_tree_and_times_each_part(slow: bool) -> None:
+    """With an array of counters, `search` adds each part's cycles to it (benchmarks/
+    sim_profile.py) and builds the tree it builds without: the hybrid's parts, or the
+    shipped network's alone (no fast network's parts)."""
+    from ninefold.players.fastnet import for_search as fast_for_search
+    from ninefold.players.fastnet import random_fast_net
+
+    fnet = None if slow else fast_for_search(random_fast_net(4, 16))
+    trees = []
+    parts = np.zeros(len(mt.PARTS), np.int64)
+    for timed in (None, parts):
+        tree = mt.alloc(100_000)
+        mt.reset(tree)
+        mt.search(tree, kernel.new_state(), 0, 3_000, 1.0, mt.POLICY_WIN, True,
+                  kernel.make_rng(9), NET, 0.25, 0.5, False, fnet, 0 if slow else 4,
+                  None if slow else mt.alloc_sums(100_000, 16), timed)
+        trees.append(tree)
+    np.testing.assert_array_equal(trees[0].visits, trees[1].visits)
+    np.testing.assert_array_equal(trees[0].wins, trees[1].wins)
+    fast_parts = [mt.KEEP, mt.FAST_POLICY, mt.REFINE]
+    for part, name in enumerate(mt.PARTS):
+        assert (parts[part] == 0) == (slow and part in fast_parts), name

@@ -60,6 +60,7 @@ from ninefold.kernel import (
 )
 from ninefold.players import warmup
 from ninefold.players.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
+from ninefold.players.cycles import lap
 from ninefold.players.fastnet import (
     MAX_ACTIVE,
     WORDS,
@@ -84,6 +85,12 @@ POLICY_RANDOM = 0  # uniform random playouts
 POLICY_WIN = 1  # take a move that wins the game at once, else uniform
 
 NO_PRIORS, NET_PRIORS, EQUAL_PRIORS = 0, 1, 2  # how `_expand` sets its children's priors
+
+# The parts of a simulation `search` times when given an array of `len(PARTS)` counters
+# (`ninefold.players.cycles`; benchmarks/sim_profile.py): their indices, then their names.
+LEAF, EXPAND, PLAYOUT, KEEP, FAST_POLICY, REFINE, SELECT, DESCEND, BACKUP = range(9)
+PARTS = ("leaf value", "expansion", "playout", "sums kept (leaf)", "fast policy (2nd visit)",
+         "shipped priors (refine)", "selection", "move and visit", "backup")
 
 
 class TreeArrays(NamedTuple):
@@ -354,7 +361,7 @@ def search(
     t: TreeArrays, root_state: np.ndarray, flags: int, sims: int, c: float, policy: int,
     solver: bool, rng: np.ndarray, net: SearchNet | None = None, mix: float = 0.0,
     draw: float = 0.5, shared: bool = True, fnet: SearchFastNet | None = None,
-    refine: int = 0, sums: Sums | None = None,
+    refine: int = 0, sums: Sums | None = None, parts: np.ndarray | None = None,
 ) -> int:
     """Run up to `sims` simulations from the root; returns how many ran.
 
@@ -370,6 +377,9 @@ def search(
     the fast one's at the frontier. With `sums` (`Sums`, the fast network's
     hidden size) an expanded node keeps its hidden sums, and a leaf starts from
     its grandparent's.
+
+    With `parts` (`len(PARTS)` int64 counters) the processor cycles each part of a
+    simulation takes are added to them, by `PARTS`; without, the timing costs nothing.
 
     `draw` is what a draw is worth to the player at the root (0.5: half a
     win); below 0.5 the search plays on for a win where it can, above it
@@ -430,19 +440,25 @@ def search(
             if f < 0:
                 if puct:
                     v, grown = 0.5, 0  # the value for the side to move
+                    tick = lap(parts, -1, 0)
                     if fnet is not None:
                         # the value now; the policy, if any, when the node is next
                         # visited (most leaves are not): equal priors until then
                         _hidden_sums(shared, s, flags, path[depth - 2] if depth >= 2 else -1,
                                      vw1q, vb1q, slot, sacc, sbits, vidx, vbits, vrows, vacc)
                         v = value_head(vw2s, vb2, vtop, vacc, vhidden)
+                        tick = lap(parts, LEAF, tick)
                         grown = _expand(t, node, s, flags, logits, EQUAL_PRIORS, shared, slot)
+                        tick = lap(parts, EXPAND, tick)
                         if grown > 0 and slot.shape[0]:
                             _keep_sums(shared, slot, sacc, sbits, sused, node, vacc, vbits)
+                        tick = lap(parts, KEEP, tick)
                     elif net is not None:
                         v = evaluate_arrays(w1q, step, w1, b1, w2, b2, wp_moves, bp, wp, wv, bv,
                                             s, flags, idx, h1, h2, rows, xs, nsums, logits)
+                        tick = lap(parts, LEAF, tick)
                         grown = _expand(t, node, s, flags, logits, NET_PRIORS, shared, slot)
+                        tick = lap(parts, EXPAND, tick)
                     if grown > 0 and solver and status[node] != UNKNOWN:
                         continue  # proven at once by a winning child
                     reward = v if s[SIDE] == 0 else 1.0 - v
@@ -450,19 +466,23 @@ def search(
                         result, x = playout(s, flags, policy, x)
                         played = _reward(result, draw_x)
                         reward = (1.0 - mix) * reward + mix * played
+                        lap(parts, PLAYOUT, tick)
                     break
                 grown = 0
                 if node == root or before > 0:
                     grown = _expand(t, node, s, flags, logits, NO_PRIORS, shared, slot)
                 f = _load(shared, first, node)
                 if grown <= 0 and f < 0:  # a new leaf, the tree is full, or being expanded
+                    tick = lap(parts, -1, 0)
                     result, x = playout(s, flags, policy, x)
+                    lap(parts, PLAYOUT, tick)
                     reward = _reward(result, draw_x)
                     break
                 if solver and status[node] != UNKNOWN:
                     continue  # proven at once by a winning child
             # select a child: UCT, or PUCT with the network's priors
             k = nchild[node]
+            tick = lap(parts, -1, 0)
             # nested: numba prunes a branch on `arg is None` only when the test stands alone
             if fnet is not None:
                 g = _load(shared, slot, node) if slot.shape[0] else -1
@@ -483,11 +503,13 @@ def search(
                         value_head(vw2s, vb2, vtop, vacc, vhidden)
                     policy_head(vwps, vbp, s, vhidden, logits)
                     _softmax_priors(prior, move, f, k, logits)
+                tick = lap(parts, FAST_POLICY, tick)
                 if net is not None:  # noqa: SIM102
                     if before == refine - 1:
                         evaluate_arrays(w1q, step, w1, b1, w2, b2, wp_moves, bp, wp, wv, bv,
                                         s, flags, idx, h1, h2, rows, xs, nsums, logits)
                         _softmax_priors(prior, move, f, k, logits)
+                        tick = lap(parts, REFINE, tick)
             best = -1
             best_num, best_den = 0.0, 1.0
             n_parent = max(visits[node], 1)
@@ -529,6 +551,7 @@ def search(
                     best = i
             if best < 0:  # every child lost: cannot happen unless the solver missed a proof
                 best = f
+            tick = lap(parts, SELECT, tick)
             a = move[best]
             play(s, a // 9, a % 9, flags)
             depth += 1
@@ -539,7 +562,9 @@ def search(
                 mover = root_side ^ (depth & 1) ^ 1
                 r = s[RESULT] - 1
                 status[node] = DRAW if r < 0 else (WIN_ if r == mover else LOSS)
+            lap(parts, DESCEND, tick)
         # back up the reward and, with the solver, any newly proven values
+        tick = lap(parts, -1, 0)
         proving = solver
         for d in range(depth, -1, -1):
             n = path[d]
@@ -570,6 +595,7 @@ def search(
                         proving = False
                     else:
                         status[parent] = 2 - top
+        lap(parts, BACKUP, tick)
     rng[0] = x
     return done
 

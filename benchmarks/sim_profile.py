@@ -1,0 +1,134 @@
+"""Where a simulation's time goes: the parts of `mcts_tree.search`, timed by the processor's
+cycle counter, for any mcts specs beside the default.
+
+The positions are those of real games: the default plays itself at 30 ms a move from
+four random four-move codingame openings (seeded), and the positions at plies 6, 10,
+14 and 18 are kept. Each spec's search (as its player runs it: network, fast network,
+c, playout share, draw value, solver, ``refine``; one thread) runs ``--sims``
+simulations from a fresh tree at each, twice; the second round is timed, each part
+of a simulation in cycles (`ninefold.players.cycles`, `mcts_tree.PARTS`), shown in
+µs a simulation (the cycle counter's rate measured against the clock). "The rest"
+is the loop's own steps between the parts (a simulation's start, the checks at each
+node). The mean path length is the simulations' depth in the tree, the nodes they
+pass through. A reading of the counter costs about 7 ns, and a part read at each
+node of the path (the selection, the move played, the fast policy's check) is
+overstated by that much a node: compare specs, not absolute sizes of small parts.
+
+    .venv/bin/python benchmarks/sim_profile.py mcts:net=runs/wide/w1024p256.npz \
+        mcts:net=runs/wide/w1024p256.npz,refine=4 [--sims 20000]
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Annotated
+
+import numpy as np
+import typer
+from numba import njit
+from rich.console import Console
+from rich.table import Table
+from search_speed import REFERENCE, searcher
+
+from ninefold.players import Limit
+from ninefold.players import mcts_tree as mt
+from ninefold.players.cycles import lap
+from ninefold.players.mcts import MCTSPlayer
+from ninefold.rules import Board
+
+PLIES = (6, 10, 14, 18)
+
+app = typer.Typer(add_completion=False)
+console = Console()
+
+
+@njit(cache=True)
+def _counter(scratch: np.ndarray) -> int:
+    return lap(scratch, -1, 0)
+
+
+def game_positions(games: int = 4, seed: int = 11) -> list[tuple[np.ndarray, int]]:
+    """(kernel state, flags) at `PLIES` of `games` games of the default against itself
+    at 30 ms a move from random four-move codingame openings."""
+    rng = random.Random(seed)
+    player = searcher(REFERENCE, None)
+    out = []
+    for _ in range(games):
+        board = Board("codingame")
+        for _ in range(4):
+            board.push(rng.choice(list(board.legal_moves)))
+        player.new_game()
+        while not board.is_game_over() and board.ply <= max(PLIES):
+            result = player.play(board, Limit(move_ms=30))
+            if board.ply in PLIES:  # the tree's root is this position now
+                out.append((player.trees[0].root_state.copy(), player.trees[0].flags))
+            board.push(result.move)
+    return out
+
+
+def profile(player: MCTSPlayer, positions: list[tuple[np.ndarray, int]], sims: int
+            ) -> tuple[np.ndarray, int, int, int, float]:
+    """(cycles by part, total cycles, simulations, nodes passed through, CPU seconds) of
+    the second of two rounds of `player`'s searches from fresh trees at `positions`."""
+    tree, scratch = player.trees[0], np.zeros(1, np.int64)
+    parts = np.zeros(len(mt.PARTS), np.int64)
+    for timed in (False, True):
+        parts[:] = 0
+        total = done = passed = 0
+        seconds = 0.0
+        for state, flags in positions:
+            tree.flags = flags
+            tree.set_root(state, None)
+            start, clock = _counter(scratch), time.process_time()
+            done += mt.search(tree.arrays, tree.root_state, flags, sims, player.c, player.policy,
+                              player.solver, tree.rngs[0], player.net, player.mix, player.draw,
+                              False, player.fnet, player.refine,
+                              tree.sums if player.fnet is not None else None, parts)
+            total += _counter(scratch) - start
+            seconds += time.process_time() - clock
+            if timed:
+                arrays = tree.arrays
+                visits = arrays.visits[:tree.used].astype(np.int64)
+                passed += int(visits.sum() - visits[tree.root])
+    return parts, total, done, passed, seconds
+
+
+@app.command()
+def main(specs: Annotated[list[str], typer.Argument(help="mcts player specs")],
+         sims: Annotated[int, typer.Option(min=1, help="simulations from each position")] = 20_000
+         ) -> None:
+    names = [REFERENCE, *(s for s in specs if s != REFERENCE)]
+    try:
+        players = {name: searcher(name, sims) for name in names}
+    except ValueError as exc:  # a spec that is not an mcts player, or a bad option in one
+        Console(stderr=True).print(f"sim_profile.py: {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    positions = game_positions()
+    console.print(f"{len(positions)} positions of real games; {sims:,} simulations each, "
+                  "fresh trees", highlight=False)
+    table = Table(title="µs a simulation, by part (one thread, CPU time; the second round)")
+    table.add_column("part")
+    for name in names:
+        table.add_column(name, justify="right", overflow="fold")
+    found = {}
+    for name in names:
+        found[name] = profile(players[name], positions, sims)
+        console.print(f"{name}: done", highlight=False)
+    rows: list[list[str]] = [[part] for part in mt.PARTS] + [["the rest"], ["a simulation"],
+                                                              ["simulations a second"],
+                                                              ["mean path length"]]
+    for name in names:
+        parts, total, done, passed, seconds = found[name]
+        us = 1e6 * seconds / total / done  # µs a cycle, a simulation
+        for row, cycles in zip(rows, [*parts, total - parts.sum(), total], strict=False):
+            row.append(f"{cycles * us:.3f}")
+        rows[-2].append(f"{done / seconds:,.0f}")
+        rows[-1].append(f"{passed / done:.1f}")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
+if __name__ == "__main__":
+    app()
