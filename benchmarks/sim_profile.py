@@ -10,9 +10,12 @@ of a simulation in cycles (`ninefold.players.cycles`, `mcts_tree.PARTS`), shown 
 µs a simulation (the cycle counter's rate measured against the clock). "The rest"
 is the loop's own steps between the parts (a simulation's start, the checks at each
 node). The mean path length is the simulations' depth in the tree, the nodes they
-pass through. A reading of the counter costs about 7 ns, and a part read at each
-node of the path (the selection, the move played, the fast policy's check) is
-overstated by that much a node: compare specs, not absolute sizes of small parts.
+pass through; the nodes at a second and a fourth visit, a simulation, are how often
+a fast network's policy and ``refine=4``'s shipped priors are asked for. A reading
+of the counter costs a few ns and does not wait for the instructions before it, so a
+part read at each node of the path (the selection, the move played, the fast
+policy's check) is overstated a little, and the parts' boundaries blur by tens of
+cycles: compare specs, not the absolute sizes of small parts.
 
     .venv/bin/python benchmarks/sim_profile.py mcts:net=runs/wide/w1024p256.npz \
         mcts:net=runs/wide/w1024p256.npz,refine=4 [--sims 20000]
@@ -68,14 +71,17 @@ def game_positions(games: int = 4, seed: int = 11) -> list[tuple[np.ndarray, int
 
 
 def profile(player: MCTSPlayer, positions: list[tuple[np.ndarray, int]], sims: int
-            ) -> tuple[np.ndarray, int, int, int, float]:
-    """(cycles by part, total cycles, simulations, nodes passed through, CPU seconds) of
-    the second of two rounds of `player`'s searches from fresh trees at `positions`."""
+            ) -> tuple[np.ndarray, int, int, np.ndarray, float]:
+    """(cycles by part, total cycles, simulations, `counts`, CPU seconds) of the second of
+    two rounds of `player`'s searches from fresh trees at `positions`; `counts`: the
+    nodes the simulations passed through, and the nodes visited twice and four times
+    (a fast policy's, and ``refine=4``'s shipped priors)."""
     tree, scratch = player.trees[0], np.zeros(1, np.int64)
     parts = np.zeros(len(mt.PARTS), np.int64)
     for timed in (False, True):
         parts[:] = 0
-        total = done = passed = 0
+        total = done = 0
+        counts = np.zeros(3, np.int64)
         seconds = 0.0
         for state, flags in positions:
             tree.flags = flags
@@ -90,8 +96,9 @@ def profile(player: MCTSPlayer, positions: list[tuple[np.ndarray, int]], sims: i
             if timed:
                 arrays = tree.arrays
                 visits = arrays.visits[:tree.used].astype(np.int64)
-                passed += int(visits.sum() - visits[tree.root])
-    return parts, total, done, passed, seconds
+                counts += (visits.sum() - visits[tree.root], (visits >= 2).sum(),
+                           (visits >= 4).sum())
+    return parts, total, done, counts, seconds
 
 
 @app.command()
@@ -117,14 +124,18 @@ def main(specs: Annotated[list[str], typer.Argument(help="mcts player specs")],
         console.print(f"{name}: done", highlight=False)
     rows: list[list[str]] = [[part] for part in mt.PARTS] + [["the rest"], ["a simulation"],
                                                               ["simulations a second"],
-                                                              ["mean path length"]]
+                                                              ["mean path length"],
+                                                              ["nodes at a 2nd visit"],
+                                                              ["nodes at a 4th visit"]]
     for name in names:
-        parts, total, done, passed, seconds = found[name]
+        parts, total, done, counts, seconds = found[name]
         us = 1e6 * seconds / total / done  # µs a cycle, a simulation
         for row, cycles in zip(rows, [*parts, total - parts.sum(), total], strict=False):
             row.append(f"{cycles * us:.3f}")
-        rows[-2].append(f"{done / seconds:,.0f}")
-        rows[-1].append(f"{passed / done:.1f}")
+        rows[-4].append(f"{done / seconds:,.0f}")
+        rows[-3].append(f"{counts[0] / done:.1f}")
+        rows[-2].append(f"{counts[1] / done:.2f}")
+        rows[-1].append(f"{counts[2] / done:.2f}")
     for row in rows:
         table.add_row(*row)
     console.print(table)
