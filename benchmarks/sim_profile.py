@@ -19,6 +19,11 @@ cycles: compare specs, not the absolute sizes of small parts.
 
     .venv/bin/python benchmarks/sim_profile.py mcts:net=runs/wide/w1024p256.npz \
         mcts:net=runs/wide/w1024p256.npz,refine=4 [--sims 20000]
+
+``--play-ms 100 --games 3`` profiles play instead: each spec plays itself from the
+same random four-move codingame openings (``search_speed.py --play-ms``'s), its tree
+kept from move to move as in a game, and its searches' parts at plies 4-19 are
+summed; "the rest" is then the player's own time between its slices of search too.
 """
 
 from __future__ import annotations
@@ -101,16 +106,85 @@ def profile(player: MCTSPlayer, positions: list[tuple[np.ndarray, int]], sims: i
     return parts, total, done, counts, seconds
 
 
+def cycles_a_microsecond() -> float:
+    """The cycle counter's rate, against the clock over a fifth of a second."""
+    scratch = np.zeros(1, np.int64)
+    _counter(scratch)  # compiled before the clock starts
+    start, clock = _counter(scratch), time.perf_counter()
+    time.sleep(0.2)
+    return (_counter(scratch) - start) / (time.perf_counter() - clock) / 1e6
+
+
+def play_profile(player: MCTSPlayer, games: int, ms: float) -> tuple[np.ndarray, int, float]:
+    """(cycles by part, simulations, milliseconds) of `player`'s moves at plies 4-19 as it
+    plays itself at `ms` a move, its tree kept from move to move, from `games` random
+    four-move codingame openings (`search_speed.play_rates`' openings)."""
+    rng = random.Random(7)
+    parts = np.zeros(len(mt.PARTS), np.int64)
+    player.trees[0].parts = parts
+    total = np.zeros(len(mt.PARTS), np.int64)
+    done, spent = 0, 0.0
+    for _ in range(games):
+        board = Board("codingame")
+        for _ in range(4):
+            board.push(rng.choice(list(board.legal_moves)))
+        player.new_game()
+        while not board.is_game_over() and board.ply < 20:
+            parts[:] = 0
+            result = player.play(board, Limit(move_ms=ms))
+            sims = result.info.get("sims", 0)
+            if sims >= 100:  # searched: not a book move or a proven position
+                total += parts
+                done += sims
+                spent += result.info.get("ms", 0.0)
+            board.push(result.move)
+    player.trees[0].parts = None
+    return total, done, spent
+
+
+def play_table(names: list[str], players: dict[str, MCTSPlayer], games: int, ms: float
+               ) -> None:
+    """`play_profile`'s parts for each player, in µs a simulation."""
+    rate = cycles_a_microsecond()
+    table = Table(title=f"µs a simulation, by part, in play (one thread, {ms:g} ms a move, "
+                  f"the tree kept, plies 4-19 of {games} self-play games; the rest: the "
+                  "player's own steps between its slices of search)")
+    table.add_column("part")
+    for name in names:
+        table.add_column(name, justify="right", overflow="fold")
+    rows: list[list[str]] = [[part] for part in mt.PARTS] + [["the rest"], ["a simulation"],
+                                                              ["simulations a second"]]
+    for name in names:
+        parts, done, spent = play_profile(players[name], games, ms)
+        console.print(f"{name}: {done:,} simulations", highlight=False)
+        whole = 1000.0 * spent / done
+        for row, us in zip(rows, [*(parts / rate / done), whole - parts.sum() / rate / done,
+                                  whole], strict=False):
+            row.append(f"{us:.3f}")
+        rows[-1].append(f"{done / spent * 1000:,.0f}")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
 @app.command()
 def main(specs: Annotated[list[str], typer.Argument(help="mcts player specs")],
-         sims: Annotated[int, typer.Option(min=1, help="simulations from each position")] = 20_000
+         sims: Annotated[int, typer.Option(min=1, help="simulations from each position")] = 20_000,
+         play_ms: Annotated[float | None, typer.Option(
+             "--play-ms", min=1.0, help="Instead: profile play at this many ms a move, the "
+             "tree kept from move to move.")] = None,
+         games: Annotated[int, typer.Option(min=1, help="With --play-ms: self-play games a "
+                                            "spec.")] = 3,
          ) -> None:
     names = [REFERENCE, *(s for s in specs if s != REFERENCE)]
     try:
-        players = {name: searcher(name, sims) for name in names}
+        players = {name: searcher(name, None if play_ms else sims) for name in names}
     except ValueError as exc:  # a spec that is not an mcts player, or a bad option in one
         Console(stderr=True).print(f"sim_profile.py: {exc}", highlight=False)
         raise typer.Exit(2) from None
+    if play_ms is not None:
+        play_table(names, players, games, play_ms)
+        return
     positions = game_positions()
     console.print(f"{len(positions)} positions of real games; {sims:,} simulations each, "
                   "fresh trees", highlight=False)

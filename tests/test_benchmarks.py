@@ -511,6 +511,9 @@ def test_sim_profile_times_each_part_of_a_fast_networks_search_beside_the_defaul
     for part in ("leaf value", "fast policy (2nd visit)", "shipped priors (refine)",
                  "a simulation", "mean path length"):
         assert part in done.stdout, part
+    played = run("sim_profile.py", f"mcts:net={fast},refine=4", "--play-ms", "5", "--games", "1")
+    assert played.returncode == 0, played.stderr
+    assert "in play" in played.stdout and "shipped priors (refine)" in played.stdout
     bad = run("sim_profile.py", "random", "--sims", "300")
     assert bad.returncode != 0 and "not an mcts player spec" in bad.stderr
     assert "Traceback" not in bad.stderr

@@ -117,6 +117,9 @@ class Tree:
         self.flags = 0  # the rules' kernel flags, set with each new root
         # one random stream per thread searching this tree
         self.rngs = [kernel.make_rng(seed + 104_729 * i) for i in range(workers)]
+        # cycle counters the searches add each part's time to (`mcts_tree.PARTS`; set by
+        # benchmarks/sim_profile.py), or None: not timed
+        self.parts: np.ndarray | None = None
         mt.reset(self.arrays)
 
     @property
@@ -164,9 +167,11 @@ class Tree:
                net: SearchNet | None = None, mix: float = 0.0, draw: float = 0.5,
                fnet: SearchFastNet | None = None, refine: int = 0) -> int:
         assert self.root_state is not None
+        # (`parts` left out, not None, when not timed: the signature the warm-up compiled)
+        timed = () if self.parts is None else (self.parts,)
         return int(mt.search(self.arrays, self.root_state, self.flags, sims, c, policy, solver,
                              self.rngs[worker], net, mix, draw, len(self.rngs) > 1, fnet,
-                             refine, self.sums if fnet is not None else None))
+                             refine, self.sums if fnet is not None else None, *timed))
 
     def children(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(actions, visits, wins, status) of the root's children."""
