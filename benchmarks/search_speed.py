@@ -117,16 +117,33 @@ def play_rates(player: MCTSPlayer, openings: list[Board], ms: float) -> list[lis
     return rates
 
 
-def play_table(names: list[str], players: dict[str, MCTSPlayer], ms: float, games: int) -> None:
-    """Each player's rates in play (`play_rates`), from the same `games` random four-move
-    codingame openings, and their ratio to the reference's, phase by phase."""
-    rng = random.Random(7)
+def random_openings(games: int, seed: int = 7) -> list[Board]:
+    """`games` codingame boards after four random moves each (seeded)."""
+    rng = random.Random(seed)
     openings = []
     for _ in range(games):
         board = Board("codingame")
         for _ in range(4):
             board.push(rng.choice(list(board.legal_moves)))
         openings.append(board)
+    return openings
+
+
+def searchers(specs: list[str], sims: int | None, program: str) -> dict[str, MCTSPlayer]:
+    """`searcher` of the reference, then of each other spec, by spec; a spec that is not
+    an mcts player (or has a bad option) ends `program` with its one-line error."""
+    names = [REFERENCE, *[s for s in specs if s != REFERENCE]]
+    try:
+        return {name: searcher(name, sims) for name in names}
+    except ValueError as exc:
+        Console(stderr=True).print(f"{program}: {exc}", highlight=False)
+        raise typer.Exit(2) from None
+
+
+def play_table(names: list[str], players: dict[str, MCTSPlayer], ms: float, games: int) -> None:
+    """Each player's rates in play (`play_rates`), from the same `games` random four-move
+    codingame openings, and their ratio to the reference's, phase by phase."""
+    openings = random_openings(games)
     found = {}
     for name in names:
         found[name] = play_rates(players[name], openings, ms)
@@ -163,12 +180,8 @@ def main(
     games: int = typer.Option(4, min=1, help="With --play-ms: self-play games a spec."),
 ) -> None:
     flags = Board("codingame").rules.flags
-    names = [REFERENCE, *[s for s in specs if s != REFERENCE]]
-    try:
-        players = {name: searcher(name, None if play_ms else sims) for name in names}
-    except ValueError as exc:  # a spec that is not an mcts player, or a bad option in one
-        Console(stderr=True).print(f"search_speed.py: {exc}", highlight=False)
-        raise typer.Exit(2) from None
+    players = searchers(specs, None if play_ms else sims, "search_speed.py")
+    names = list(players)
     if play_ms is not None:
         play_table(names, players, play_ms, games)
         return

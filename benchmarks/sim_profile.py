@@ -28,7 +28,6 @@ summed; "the rest" is then the player's own time between its slices of search to
 
 from __future__ import annotations
 
-import random
 import time
 from typing import Annotated
 
@@ -37,13 +36,12 @@ import typer
 from numba import njit
 from rich.console import Console
 from rich.table import Table
-from search_speed import REFERENCE, searcher
+from search_speed import REFERENCE, random_openings, search_rate, searcher, searchers
 
 from ninefold.players import Limit
 from ninefold.players import mcts_tree as mt
 from ninefold.players.cycles import lap
 from ninefold.players.mcts import MCTSPlayer
-from ninefold.rules import Board
 
 PLIES = (6, 10, 14, 18)
 
@@ -59,13 +57,9 @@ def _counter(scratch: np.ndarray) -> int:
 def game_positions(games: int = 4, seed: int = 11) -> list[tuple[np.ndarray, int]]:
     """(kernel state, flags) at `PLIES` of `games` games of the default against itself
     at 30 ms a move from random four-move codingame openings."""
-    rng = random.Random(seed)
     player = searcher(REFERENCE, None)
     out = []
-    for _ in range(games):
-        board = Board("codingame")
-        for _ in range(4):
-            board.push(rng.choice(list(board.legal_moves)))
+    for board in random_openings(games, seed):
         player.new_game()
         while not board.is_game_over() and board.ply <= max(PLIES):
             result = player.play(board, Limit(move_ms=30))
@@ -83,26 +77,24 @@ def profile(player: MCTSPlayer, positions: list[tuple[np.ndarray, int]], sims: i
     (a fast policy's, and ``refine=4``'s shipped priors)."""
     tree, scratch = player.trees[0], np.zeros(1, np.int64)
     parts = np.zeros(len(mt.PARTS), np.int64)
+    tree.parts = parts
     for timed in (False, True):
         parts[:] = 0
         total = done = 0
         counts = np.zeros(3, np.int64)
         seconds = 0.0
         for state, flags in positions:
-            tree.flags = flags
-            tree.set_root(state, None)
-            start, clock = _counter(scratch), time.process_time()
-            done += mt.search(tree.arrays, tree.root_state, flags, sims, player.c, player.policy,
-                              player.solver, tree.rngs[0], player.net, player.mix, player.draw,
-                              False, player.fnet, player.refine,
-                              tree.sums if player.fnet is not None else None, parts)
+            start = _counter(scratch)
+            ran, spent = search_rate(player, state, flags, sims)
             total += _counter(scratch) - start
-            seconds += time.process_time() - clock
+            done += ran
+            seconds += spent
             if timed:
                 arrays = tree.arrays
                 visits = arrays.visits[:tree.used].astype(np.int64)
                 counts += (visits.sum() - visits[tree.root], (visits >= 2).sum(),
                            (visits >= 4).sum())
+    tree.parts = None
     return parts, total, done, counts, seconds
 
 
@@ -119,15 +111,11 @@ def play_profile(player: MCTSPlayer, games: int, ms: float) -> tuple[np.ndarray,
     """(cycles by part, simulations, milliseconds) of `player`'s moves at plies 4-19 as it
     plays itself at `ms` a move, its tree kept from move to move, from `games` random
     four-move codingame openings (`search_speed.play_rates`' openings)."""
-    rng = random.Random(7)
     parts = np.zeros(len(mt.PARTS), np.int64)
     player.trees[0].parts = parts
     total = np.zeros(len(mt.PARTS), np.int64)
     done, spent = 0, 0.0
-    for _ in range(games):
-        board = Board("codingame")
-        for _ in range(4):
-            board.push(rng.choice(list(board.legal_moves)))
+    for board in random_openings(games):
         player.new_game()
         while not board.is_game_over() and board.ply < 20:
             parts[:] = 0
@@ -176,12 +164,8 @@ def main(specs: Annotated[list[str], typer.Argument(help="mcts player specs")],
          games: Annotated[int, typer.Option(min=1, help="With --play-ms: self-play games a "
                                             "spec.")] = 3,
          ) -> None:
-    names = [REFERENCE, *(s for s in specs if s != REFERENCE)]
-    try:
-        players = {name: searcher(name, None if play_ms else sims) for name in names}
-    except ValueError as exc:  # a spec that is not an mcts player, or a bad option in one
-        Console(stderr=True).print(f"sim_profile.py: {exc}", highlight=False)
-        raise typer.Exit(2) from None
+    players = searchers(specs, None if play_ms else sims, "sim_profile.py")
+    names = list(players)
     if play_ms is not None:
         play_table(names, players, games, play_ms)
         return
